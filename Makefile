@@ -2,11 +2,17 @@
 #
 # mroce top-level build.
 #
-#   make              module + provider + host tests and simulator
-#   make module       kernel module (Kbuild, against $(KDIR))
-#   make provider     rdma-core provider libmroce-rdmav34.so
+#   make              module + provider + guest tools + host tests/simulator
+#   make module       kernel module mroce.ko (Kbuild, against $(KDIR))
+#   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
+#   make tools        guest-side helpers (build/tests/mroce-verbs-check)
 #   make unit         engine unit tests (host)      make check: all host tests
-#   make sim          fabric simulator               make install
+#   make sim          fabric simulator (skipped until tests/sim/ has a Makefile)
+#   make kunit        engine tests as KUnit on a UML kernel (tests/kunit/run.sh)
+#   make vm-test      boot the guest and run tests/vm/foundation.sh
+#   make install      module, provider, driver file (honours DESTDIR)
+#   make checkpatch   scripts/checkpatch.pl from Debian's linux-source-6.1
+#   make sparse       module build with C=2 under Debian's sparse
 #
 # KDIR defaults to the headers of the kernel the guest boots: Debian
 # bookworm's linux-image-amd64 (see scripts/kver.sh).
@@ -15,25 +21,74 @@ KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 O := $(CURDIR)/build
 
-all: module provider host
+# install locations
+DESTDIR ?=
+MODDIR ?= /lib/modules/$(KVER)/updates
+IBV_LIBDIR := $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
+PROVIDER_DIR ?= $(IBV_LIBDIR)/libibverbs
+DRIVER_CONF_DIR ?= /etc/libibverbs.d
+
+# checkpatch comes from the kernel source the KUnit step unpacks
+LINUX_SRC ?= $(CURDIR)/scripts/vm/src/linux-source-6.1
+CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
+MY_SOURCES = $(wildcard kernel/*.[ch] provider/*.[ch] include/uapi/rdma/*.h)
+
+all: module provider tools host
 
 host: unit sim
 
 module:
+	@test -d $(KDIR) || { echo "no kernel headers at $(KDIR): run scripts/setup.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+provider:
+	$(MAKE) -C provider O=$(O)
+
+tools: $(O)/tests/mroce-verbs-check
+
+$(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c provider/pabi34.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -o $@ $< -libverbs
 
 unit:
 	$(MAKE) -C tests/unit O=$(O)
 
 sim:
-	$(MAKE) -C tests/sim O=$(O)
+	@if [ -f tests/sim/Makefile ]; then $(MAKE) -C tests/sim O=$(O); \
+	else echo "sim: tests/sim has no Makefile yet, skipped"; fi
 
 check: host
 	$(MAKE) -C tests/unit O=$(O) check
-	$(MAKE) -C tests/sim O=$(O) check
+	@if [ -f tests/sim/Makefile ]; then $(MAKE) -C tests/sim O=$(O) check; \
+	else echo "sim: tests/sim has no Makefile yet, skipped"; fi
+
+kunit:
+	tests/kunit/run.sh
+
+vm-test: module provider tools
+	scripts/vm/run-guest.sh -t 600 tests/vm/foundation.sh
+
+install: module provider
+	install -D -m 0644 mroce.ko $(DESTDIR)$(MODDIR)/mroce.ko
+	install -D -m 0755 $(O)/provider/libmroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libmroce-rdmav34.so
+	install -D -m 0644 $(O)/provider/mroce.driver $(DESTDIR)$(DRIVER_CONF_DIR)/mroce.driver
+	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
+	else echo "DESTDIR set: run depmod -a $(KVER) on the target"; fi
+
+checkpatch:
+	@if [ -x $(CHECKPATCH) ]; then \
+		$(CHECKPATCH) --no-tree --terse --show-types \
+			--ignore SPDX_LICENSE_TAG,LINUX_VERSION_CODE,FILE_PATH_CHANGES \
+			-f $(MY_SOURCES); \
+	else echo "checkpatch: $(CHECKPATCH) missing; run tests/kunit/run.sh (it unpacks linux-source-6.1) or set LINUX_SRC=" >&2; fi
+
+sparse:
+	@command -v sparse >/dev/null || { echo "sparse not installed: run scripts/setup.sh" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module provider unit sim check clean
+.PHONY: all host module provider tools unit sim check kunit vm-test install \
+	checkpatch sparse clean

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device lifecycle.
+ *
+ * Created by mroce_newlink() (`rdma link add NAME type mroce netdev DEV`),
+ * removed by whoever unregisters the ib_device first: `rdma link delete`,
+ * the netdev going away (netdev.c queues the unregistration), the netdev's
+ * namespace going away (socket.c's pre_exit) or module unload. All of them
+ * end in mroce_dev_dealloc() (ib_device_ops.dealloc_driver), which the core
+ * calls exactly once, under the device's unregistration lock, and which
+ * undoes everything mroce_newlink() set up.
+ *
+ * mroce_devs is read under RCU (netdev events, lookups) and written under
+ * mroce_devs_lock. Lock order: RTNL, then mroce_devs_lock. A device goes on
+ * the list under RTNL after a check that its netdev is still registered in
+ * the namespace it was created in: netdev events also run under RTNL, so a
+ * NETDEV_UNREGISTER either sees the device on the list or happened before
+ * the check, which then refuses the device.
+ */
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/random.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <rdma/mroce-abi.h>
+
+#include "device.h"
+#include "counters.h"
+#include "netdev.h"
+#include "offload.h"
+#include "socket.h"
+#include "verbs.h"
+#include "mroce.h"
+
+static LIST_HEAD(mroce_devs);
+static DEFINE_MUTEX(mroce_devs_lock);
+
+static ssize_t mroce_abi_show(struct device *device,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", MROCE_ABI_VERSION);
+}
+static DEVICE_ATTR_RO(mroce_abi);
+
+static struct attribute *mroce_dev_attrs[] = {
+	&dev_attr_mroce_abi.attr,
+	NULL
+};
+
+/* /sys/class/infiniband/NAME/mroce_abi: what the provider matches on */
+static const struct attribute_group mroce_dev_attr_group = {
+	.attrs = mroce_dev_attrs,
+};
+
+static void mroce_dev_dealloc(struct ib_device *ibdev);
+
+static const struct ib_device_ops mroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = MROCE_ABI_VERSION,
+
+	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
+	.alloc_pd = mroce_alloc_pd,
+	.alloc_ucontext = mroce_alloc_ucontext,
+	.dealloc_driver = mroce_dev_dealloc,
+	.dealloc_pd = mroce_dealloc_pd,
+	.dealloc_ucontext = mroce_dealloc_ucontext,
+	.device_group = &mroce_dev_attr_group,
+	.get_hw_stats = mroce_get_hw_stats,
+	.get_link_layer = mroce_get_link_layer,
+	.get_port_immutable = mroce_get_port_immutable,
+	.mmap = mroce_mmap,
+	.query_device = mroce_query_device,
+	.query_pkey = mroce_query_pkey,
+	.query_port = mroce_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, mroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, mroce_ucontext, ibuc),
+};
+
+/* EUI-64 from the MAC, as RoCE and IPv6 do; random if there is no MAC */
+static void mroce_set_node_guid(struct mroce_dev *mdev)
+{
+	struct net_device *ndev = mdev->ndev;
+	u8 *guid = (u8 *)&mdev->ibdev.node_guid;
+
+	if (ndev->addr_len == ETH_ALEN && is_valid_ether_addr(ndev->dev_addr)) {
+		addrconf_addr_eui48(guid, ndev->dev_addr);
+		return;
+	}
+	get_random_bytes(guid, sizeof(mdev->ibdev.node_guid));
+	guid[0] = (guid[0] & ~0x01) | 0x02;	/* unicast, locally assigned */
+}
+
+static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
+{
+	struct ib_device *ibdev = &mdev->ibdev;
+
+	INIT_LIST_HEAD(&mdev->node);
+	INIT_LIST_HEAD(&mdev->net_node);
+	mdev->ndev = ndev;
+	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
+	mdev->net = dev_net(ndev);
+	mdev->port_state = mroce_port_state(ndev);
+
+	ib_set_device_ops(ibdev, &mroce_dev_ops);
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	strscpy(ibdev->node_desc, MROCE_NODE_DESC, sizeof(ibdev->node_desc));
+	mroce_set_node_guid(mdev);
+}
+
+/*
+ * Publish a registered device, under RTNL (see the top of the file).
+ * Returns -ENODEV if its netdev left meanwhile, -EEXIST if another mroce
+ * device took the netdev first.
+ */
+static int mroce_dev_publish(struct mroce_dev *mdev)
+{
+	struct net_device *ndev = mdev->ndev;
+	struct mroce_dev *other;
+	int err = 0;
+
+	ASSERT_RTNL();
+	if (ndev->reg_state != NETREG_REGISTERED ||
+	    !net_eq(dev_net(ndev), mdev->net))
+		return -ENODEV;
+
+	mutex_lock(&mroce_devs_lock);
+	other = mroce_dev_get_by_netdev(ndev);
+	if (other) {
+		ib_device_put(&other->ibdev);
+		err = -EEXIST;
+	} else {
+		list_add_tail_rcu(&mdev->node, &mroce_devs);
+	}
+	mutex_unlock(&mroce_devs_lock);
+	return err;
+}
+
+/**
+ * mroce_newlink - rdma_link_ops.newlink: a new device @ibdev_name on @ndev
+ * @ibdev_name: name asked for; the core rejects duplicates
+ * @ndev: netdev, in the caller's namespace, referenced by the caller
+ *
+ * Process context, no locks held (link_ops_rwsem for reading).
+ */
+int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
+{
+	struct mroce_dev *mdev;
+	int err;
+
+	mdev = mroce_dev_get_by_netdev(ndev);
+	if (mdev) {
+		ib_device_put(&mdev->ibdev);
+		pr_err("%s already has mroce device %s\n", ndev->name,
+		       dev_name(&mdev->ibdev.dev));
+		return -EEXIST;
+	}
+
+	mdev = ib_alloc_device(mroce_dev, ibdev);
+	if (!mdev)
+		return -ENOMEM;
+	/* from here on ib_dealloc_device() runs mroce_dev_dealloc() */
+	mroce_dev_setup(mdev, ndev);
+
+	err = mroce_net_attach(mdev);
+	if (err)
+		goto err_dealloc;
+	mdev->dp = mroce_dp_get(ndev);
+
+	err = ib_device_set_netdev(&mdev->ibdev, ndev, 1);
+	if (err)
+		goto err_dealloc;
+
+	err = ib_register_device(&mdev->ibdev, ibdev_name, NULL);
+	if (err)
+		goto err_dealloc;
+
+	rtnl_lock();
+	err = mroce_dev_publish(mdev);
+	if (!err)
+		mroce_port_update(mdev);
+	rtnl_unlock();
+	if (err)
+		goto err_unregister;
+
+	mroce_info_dev(mdev, "on %s (net %u), datapath %s\n", ndev->name,
+		       mdev->net->ns.inum, mdev->dp->name);
+	return 0;
+
+err_unregister:
+	pr_err("%s: %s changed while %s was created (%d)\n", __func__,
+	       ndev->name, ibdev_name, err);
+	ib_unregister_device(&mdev->ibdev);	/* frees mdev */
+	return err;
+err_dealloc:
+	pr_err("%s: cannot create %s on %s: %d\n", __func__, ibdev_name,
+	       ndev->name, err);
+	ib_dealloc_device(&mdev->ibdev);
+	return err;
+}
+
+/*
+ * ib_device_ops.dealloc_driver: last driver call for a device, after the
+ * core unregistered it (or from ib_dealloc_device() on a failed newlink,
+ * where some of this was never set up). Process context.
+ */
+static void mroce_dev_dealloc(struct ib_device *ibdev)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibdev);
+
+	mutex_lock(&mroce_devs_lock);
+	if (!list_empty(&mdev->node))
+		list_del_rcu(&mdev->node);
+	mutex_unlock(&mroce_devs_lock);
+
+	mroce_net_detach(mdev);
+	mroce_dp_put(mdev->dp);
+	mdev->dp = NULL;
+	netdev_put(mdev->ndev, &mdev->ndev_tracker);
+	mroce_dbg_dev(mdev, "freed\n");
+	/*
+	 * The core frees mdev with kfree_rcu() after the last reference, so
+	 * RCU readers of mroce_devs and mnet->devs that still see it are safe.
+	 */
+}
+
+/**
+ * mroce_dev_get_by_netdev - our device on @ndev, with ib_device_try_get()
+ * @ndev: any netdev
+ *
+ * Returns NULL when there is none or it is being unregistered. Release with
+ * ib_device_put(). Any context that may take rcu_read_lock().
+ */
+struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev)
+{
+	struct mroce_dev *mdev, *found = NULL;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(mdev, &mroce_devs, node) {
+		if (mdev->ndev == ndev && ib_device_try_get(&mdev->ibdev)) {
+			found = mdev;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+/* next device of ours in @net (any if NULL), pinned with get_device() */
+static struct ib_device *mroce_devices_next(struct net *net)
+{
+	struct mroce_dev *mdev;
+	struct ib_device *ibdev = NULL;
+
+	mutex_lock(&mroce_devs_lock);
+	list_for_each_entry(mdev, &mroce_devs, node) {
+		if (net && !net_eq(mdev->net, net))
+			continue;
+		ibdev = &mdev->ibdev;
+		get_device(&ibdev->dev);
+		break;
+	}
+	mutex_unlock(&mroce_devs_lock);
+	return ibdev;
+}
+
+/**
+ * mroce_devices_remove - unregister our devices in @net, or all if NULL
+ * @net: namespace whose netdevs' devices go, or NULL (module unload)
+ *
+ * Synchronous: when it returns, each of those devices went through
+ * mroce_dev_dealloc(), including ones someone else was unregistering at the
+ * same time (ib_unregister_device() waits on the device's unregistration
+ * lock). Process context, no locks held.
+ */
+void mroce_devices_remove(struct net *net)
+{
+	struct ib_device *ibdev;
+
+	while ((ibdev = mroce_devices_next(net))) {
+		ib_unregister_device(ibdev);
+		put_device(&ibdev->dev);
+	}
+}

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * mroce objects shared by the glue files: the device, the verbs objects
+ * that exist so far, the to_mroce_*() helpers and the per-object debug
+ * macros.
+ *
+ * Logging: every message about an object goes through one of the
+ * mroce_dbg_*() macros below, which prefix the object id and __func__ (the
+ * module name comes from pr_fmt / the ib_device name). Events a peer can
+ * cause (packets) are logged with the *_ratelimited forms and at debug
+ * level only, and each one bumps a counter (see counters.h).
+ */
+#ifndef MROCE_H
+#define MROCE_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#include "counters.h"
+
+struct mroce_dp_ops;
+struct mroce_net;
+
+/*
+ * Upper bound of the MetaRoCE header in a UDP payload; the wire format
+ * lives in kernel/engine/ and Documentation/protocol.md and promises to stay
+ * within it. The port MTU is what is left of the netdev MTU after IP, UDP
+ * and this.
+ */
+#define MROCE_MAX_HDR_LEN	64
+
+/*
+ * IEEE vendor id (24 bits) reported in query_device. mroce has no OUI of its
+ * own. 0x026d72 has the X (local) bit set and the Y/Z bits clear: the
+ * "administratively assigned" quadrant of the IEEE SLAP space, which no
+ * registered OUI or CID can occupy, so it cannot be mistaken for a real
+ * vendor's id. The low two bytes spell "mr". See Documentation/mroce.rst.
+ */
+#define MROCE_VENDOR_ID		0x026d72
+#define MROCE_VENDOR_PART_ID	0x0001
+#define MROCE_HW_VER		1
+#define MROCE_NODE_DESC		"mroce MetaRoCE"
+#define MROCE_GID_TBL_LEN	128
+#define MROCE_MAX_PD		0x10000
+
+/* one per `rdma link add ... type mroce` */
+struct mroce_dev {
+	struct ib_device ibdev;		/* first: ib_alloc_device() */
+	struct net_device *ndev;	/* held until mroce_dev_dealloc() */
+	netdevice_tracker ndev_tracker;
+	struct net *net;		/* dev_net(ndev) at creation; outlives us */
+	struct mroce_net *mnet;		/* UDP sockets of dev_net(ndev) */
+	const struct mroce_dp_ops *dp;	/* datapath: software or an offload */
+	struct list_head node;		/* mroce_devs: RCU, writers hold mroce_devs_lock */
+	struct list_head net_node;	/* mnet->devs: RCU, writers hold mnet->lock */
+	enum ib_port_state port_state;	/* last state dispatched; written under RTNL */
+	atomic_t next_obj_id;		/* ids for debug output of PDs, contexts */
+	atomic64_t counters[MROCE_NUM_COUNTERS];
+};
+
+struct mroce_ucontext {
+	struct ib_ucontext ibuc;
+	u32 id;
+};
+
+struct mroce_pd {
+	struct ib_pd ibpd;
+	u32 id;
+};
+
+static inline struct mroce_dev *to_mroce_dev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mroce_dev, ibdev);
+}
+
+static inline struct mroce_ucontext *to_mroce_uctx(struct ib_ucontext *ibuc)
+{
+	return container_of(ibuc, struct mroce_ucontext, ibuc);
+}
+
+static inline struct mroce_pd *to_mroce_pd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct mroce_pd, ibpd);
+}
+
+static inline void mroce_counter_inc(struct mroce_dev *mdev,
+				     enum mroce_counter c)
+{
+	atomic64_inc(&mdev->counters[c]);
+}
+
+#define mroce_dbg_dev(mdev, fmt, ...)					\
+	ibdev_dbg(&(mdev)->ibdev, "%s: " fmt, __func__, ##__VA_ARGS__)
+#define mroce_dbg_dev_ratelimited(mdev, fmt, ...)			\
+	ibdev_dbg_ratelimited(&(mdev)->ibdev, "%s: " fmt, __func__,	\
+			      ##__VA_ARGS__)
+#define mroce_info_dev(mdev, fmt, ...)					\
+	ibdev_info(&(mdev)->ibdev, fmt, ##__VA_ARGS__)
+#define mroce_dbg_uctx(uctx, fmt, ...)					\
+	ibdev_dbg((uctx)->ibuc.device, "uctx %u %s: " fmt, (uctx)->id,	\
+		  __func__, ##__VA_ARGS__)
+#define mroce_dbg_pd(pd, fmt, ...)					\
+	ibdev_dbg((pd)->ibpd.device, "pd %u %s: " fmt, (pd)->id,	\
+		  __func__, ##__VA_ARGS__)
+
+#endif /* MROCE_H */

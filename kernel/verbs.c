@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Device and port queries, user contexts and PDs.
+ *
+ * Limits reported in query_device describe what exists now: no QPs, CQs,
+ * MRs, SRQs or AHs (max_* = 0), so applications see the truth rather than
+ * fail later. They grow as the datapath lands.
+ */
+#include <linux/ipv6.h>
+#include <linux/mm.h>
+#include <linux/udp.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_mad.h>
+#include <rdma/mroce-abi.h>
+
+#include "verbs.h"
+#include "mroce.h"
+
+/*
+ * Largest IB MTU whose payload fits in one datagram on a netdev of MTU
+ * @netdev_mtu: IPv6 header (the larger of the two), UDP and the MetaRoCE
+ * header come off first. Never below IB_MTU_256.
+ */
+enum ib_mtu mroce_ib_mtu(unsigned int netdev_mtu)
+{
+	int room = (int)netdev_mtu - (int)sizeof(struct ipv6hdr) -
+		   (int)sizeof(struct udphdr) - MROCE_MAX_HDR_LEN;
+
+	return ib_mtu_int_to_enum(room);
+}
+
+int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
+		       struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	/* the core zeroed *attr */
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = MROCE_VENDOR_ID;
+	attr->vendor_part_id = MROCE_VENDOR_PART_ID;
+	attr->hw_ver = MROCE_HW_VER;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->max_pd = MROCE_MAX_PD;
+	attr->max_pkeys = 1;
+	return 0;
+}
+
+int mroce_query_port(struct ib_device *ibdev, u32 port_num,
+		     struct ib_port_attr *attr)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibdev);
+	struct net_device *ndev = mdev->ndev;
+	int err;
+
+	/* the core zeroed *attr */
+	attr->state = READ_ONCE(mdev->port_state);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (netif_running(ndev))
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+
+	attr->max_mtu = mroce_ib_mtu(READ_ONCE(ndev->mtu));
+	attr->active_mtu = attr->max_mtu;
+	attr->gid_tbl_len = MROCE_GID_TBL_LEN;
+	attr->pkey_tbl_len = 1;
+	attr->port_cap_flags = IB_PORT_CM_SUP;
+	attr->max_msg_sz = 1U << 31;
+	attr->max_vl_num = 1;
+
+	err = ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			       &attr->active_width);
+	if (err)
+		mroce_dbg_dev(mdev, "no link speed from %s: %d\n", ndev->name,
+			      err);
+	return err;
+}
+
+int mroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+		     u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+int mroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+			     struct ib_port_immutable *immutable)
+{
+	/* RoCEv2-style GIDs: the core fills them from the netdev's addresses */
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+	immutable->pkey_tbl_len = 1;
+	immutable->gid_tbl_len = MROCE_GID_TBL_LEN;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	return 0;
+}
+
+enum rdma_link_layer mroce_get_link_layer(struct ib_device *ibdev,
+					  u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibuc->device);
+	struct mroce_ucontext *uctx = to_mroce_uctx(ibuc);
+	struct mroce_alloc_ucontext_resp resp = {
+		.abi_version = MROCE_ABI_VERSION,
+		.caps = MROCE_CAP_BASIC,
+	};
+	int err;
+
+	uctx->id = atomic_inc_return(&mdev->next_obj_id);
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	mroce_dbg_uctx(uctx, "abi %u caps %#x: %d\n", resp.abi_version,
+		       resp.caps, err);
+	return err;
+}
+
+void mroce_dealloc_ucontext(struct ib_ucontext *ibuc)
+{
+	mroce_dbg_uctx(to_mroce_uctx(ibuc), "\n");
+}
+
+/* nothing is mapped to userspace yet: every offset is unknown */
+int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
+{
+	mroce_dbg_uctx(to_mroce_uctx(ibuc), "offset %#lx refused\n",
+		       vma->vm_pgoff << PAGE_SHIFT);
+	return -EINVAL;
+}
+
+int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);
+	struct mroce_pd *pd = to_mroce_pd(ibpd);
+
+	pd->id = atomic_inc_return(&mdev->next_obj_id);
+	mroce_dbg_pd(pd, "\n");
+	return 0;
+}
+
+int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	mroce_dbg_pd(to_mroce_pd(ibpd), "\n");
+	return 0;
+}

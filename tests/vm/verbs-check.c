@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Guest-side verbs check of one mroce device, through libibverbs and our
+ * provider (built on the host by `make`, run in the guest by foundation.sh).
+ *
+ *	mroce-verbs-check DEVICE [EXPECTED_PORT_STATE]
+ *
+ * Checks: the device is listed and opened by the "mroce" provider (not
+ * another one), vendor id and node GUID are non-zero, port 1 is Ethernet
+ * (and in EXPECTED_PORT_STATE, e.g. ACTIVE or DOWN, if given), a PD can be
+ * allocated and freed, and verbs that do not exist yet fail with EOPNOTSUPP.
+ * Prints "ok"/"not ok" per check, then "N passed, N failed"; exit 1 on any
+ * failure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <infiniband/verbs.h>
+
+#include "../../provider/pabi34.h"
+
+static int passed, failed;
+
+static void check(int cond, const char *what)
+{
+	printf("%s - %s\n", cond ? "ok" : "not ok", what);
+	if (cond)
+		passed++;
+	else
+		failed++;
+}
+
+static struct ibv_device *find_dev(struct ibv_device **list, const char *name)
+{
+	for (; *list; list++)
+		if (!strcmp(ibv_get_device_name(*list), name))
+			return *list;
+	return NULL;
+}
+
+static void check_unsupported(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	static char buf[4096];
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	check(!cq && errno == EOPNOTSUPP, "ibv_create_cq fails with EOPNOTSUPP");
+	if (cq)
+		ibv_destroy_cq(cq);
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	check(!mr && errno == EOPNOTSUPP, "ibv_reg_mr fails with EOPNOTSUPP");
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+static void check_port(struct ibv_context *ctx, const char *want_state)
+{
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	int i, ngids = 0;
+
+	check(!ibv_query_port(ctx, 1, &port), "ibv_query_port");
+	check(port.link_layer == IBV_LINK_LAYER_ETHERNET,
+	      "link layer Ethernet");
+	printf("# port state %s, active_mtu %d, gid_tbl_len %d\n",
+	       ibv_port_state_str(port.state), 128 << port.active_mtu,
+	       port.gid_tbl_len);
+	if (want_state)
+		check(!strcmp(ibv_port_state_str(port.state) + 5, want_state),
+		      "port state as expected");
+	for (i = 0; i < port.gid_tbl_len && i < 16; i++) {
+		static const union ibv_gid zero;
+
+		if (ibv_query_gid(ctx, 1, i, &gid) || !memcmp(&gid, &zero, sizeof(gid)))
+			continue;
+		ngids++;
+	}
+	printf("# %d non-zero GIDs in the first 16 entries\n", ngids);
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_device_attr_ex attr = {};
+	struct verbs_device *vdev;
+	struct ibv_device **list;
+	struct ibv_device *dev;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s DEVICE [PORT_STATE]\n", argv[0]);
+		return 2;
+	}
+	list = ibv_get_device_list(NULL);
+	dev = list ? find_dev(list, argv[1]) : NULL;
+	check(dev != NULL, "device listed by libibverbs");
+	if (!dev)
+		goto out;
+
+	vdev = (struct verbs_device *)dev;
+	check(vdev->ops && !strcmp(vdev->ops->name, "mroce"),
+	      "claimed by the mroce provider");
+	check(ibv_get_device_guid(dev) != 0, "node GUID non-zero");
+	check(dev->transport_type == IBV_TRANSPORT_IB, "transport InfiniBand (RoCE)");
+
+	ctx = ibv_open_device(dev);
+	check(ctx != NULL, "ibv_open_device");
+	if (!ctx)
+		goto out;
+
+	check(!ibv_query_device_ex(ctx, NULL, &attr), "ibv_query_device_ex");
+	printf("# vendor_id %#x part %u hw_ver %u max_pd %d\n",
+	       attr.orig_attr.vendor_id, attr.orig_attr.vendor_part_id,
+	       attr.orig_attr.hw_ver, attr.orig_attr.max_pd);
+	check(attr.orig_attr.vendor_id != 0, "vendor id non-zero");
+	check_port(ctx, argc > 2 ? argv[2] : NULL);
+
+	pd = ibv_alloc_pd(ctx);
+	check(pd != NULL, "ibv_alloc_pd");
+	if (pd) {
+		check_unsupported(ctx, pd);
+		check(!ibv_dealloc_pd(pd), "ibv_dealloc_pd");
+	}
+	check(!ibv_close_device(ctx), "ibv_close_device");
+out:
+	if (list)
+		ibv_free_device_list(list);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
