@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Congestion control (see cc.h).
+ */
+#include "cc.h"
+#include "conn.h"
+#include "path.h"
+
+/* pacing may run this far behind real time and catch up in a burst */
+#define MRE_PACE_BURST_NS 20000
+
+static u32 clamp_cwnd(u32 w, const struct mre_config *cfg, u32 max)
+{
+	u32 lo = cfg->min_cwnd << MRE_FP, hi = max << MRE_FP;
+
+	return w < lo ? lo : w > hi ? hi : w;
+}
+
+static void aimd_grow(u32 *cwnd, const u32 *ssthresh, u32 acked)
+{
+	if (ssthresh && *cwnd < *ssthresh)
+		*cwnd += acked << MRE_FP;			/* slow start */
+	else if (*cwnd)
+		*cwnd += (u32)(((u64)acked << (2 * MRE_FP)) / *cwnd);	/* +1 per window */
+}
+
+static void alpha_update(u32 *alpha, u32 acked, u32 ce, u32 g_shift)
+{
+	u32 f = acked ? (u32)((u64)MRE_MIN(ce, acked) * MRE_ALPHA_ONE / acked) : 0;
+
+	*alpha = *alpha - (*alpha >> g_shift) + (f >> g_shift);
+}
+
+static u32 ecn_cut(u32 cwnd, u32 alpha)
+{
+	return cwnd - (u32)(((u64)cwnd * alpha) / (2 * MRE_ALPHA_ONE));
+}
+
+void mre_cc_path_init(struct mre_path *p, struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	p->cwnd = cfg->init_cwnd << MRE_FP;
+	p->ssthresh = cfg->max_cwnd << MRE_FP;
+	p->alpha = MRE_ALPHA_ONE;
+	p->win_end = p->psn_next;
+}
+
+void mre_cc_init(struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	c->cwnd = MRE_MIN(cfg->conn_max_cwnd, cfg->init_cwnd * c->npaths) << MRE_FP;
+	c->alpha = MRE_ALPHA_ONE;
+	c->win_end = c->tsn_next;
+	c->rate_mbps = 0;
+	c->pace_next = 0;
+}
+
+void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
+		     u32 lost, u32 ce)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+	struct mre_ep *ep = c->ep;
+
+	p->win_acked += acked;
+	p->win_ce += ce;
+	c->win_ce += ce;
+	/* one RTT window of this path has been answered: update alpha */
+	if (seq_ge(p->psn_una, p->win_end)) {
+		alpha_update(&p->alpha, p->win_acked, p->win_ce, cfg->ecn_g_shift);
+		p->win_acked = p->win_ce = 0;
+		p->win_cut = false;
+		p->win_end = p->psn_next;
+	}
+	if (ce) {
+		if (!p->win_cut) {
+			p->cwnd = clamp_cwnd(ecn_cut(p->cwnd, p->alpha), cfg,
+					     cfg->max_cwnd);
+			p->ssthresh = p->cwnd;
+			p->win_cut = true;
+			ep->ctr.ecn_cut++;
+		}
+	} else if (lost && cfg->loss_beta_shift) {
+		if (!p->win_cut) {
+			p->cwnd = clamp_cwnd(p->cwnd - (p->cwnd >> cfg->loss_beta_shift),
+					     cfg, cfg->max_cwnd);
+			p->ssthresh = p->cwnd;
+			p->win_cut = true;
+		}
+	} else if (acked) {
+		aimd_grow(&p->cwnd, &p->ssthresh, acked);
+		p->cwnd = clamp_cwnd(p->cwnd, cfg, cfg->max_cwnd);
+	}
+}
+
+void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	p->ssthresh = clamp_cwnd(p->cwnd / 2, cfg, cfg->max_cwnd);
+	p->cwnd = cfg->min_cwnd << MRE_FP;
+	p->win_cut = true;
+	p->win_end = p->psn_next;
+}
+
+void mre_cc_conn_acked(struct mre_conn *c, u32 n)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	c->win_acked += n;
+	if (seq_ge(c->tsn_una, c->win_end)) {
+		bool marked = c->win_ce != 0;
+
+		alpha_update(&c->alpha, c->win_acked, c->win_ce, cfg->ecn_g_shift);
+		if (marked)
+			c->cwnd = clamp_cwnd(ecn_cut(c->cwnd, c->alpha), cfg,
+					     cfg->conn_max_cwnd);
+		c->win_acked = c->win_ce = 0;
+		c->win_end = c->tsn_next;
+		if (marked)
+			return;
+	}
+	if (!c->win_ce) {
+		aimd_grow(&c->cwnd, NULL, n);
+		c->cwnd = clamp_cwnd(c->cwnd, cfg, cfg->conn_max_cwnd);
+	}
+}
+
+bool mre_cc_can_send(struct mre_conn *c, u64 now, u64 *at)
+{
+	if (c->inflight >= c->cwnd >> MRE_FP)
+		return false;		/* an ACK will reopen it */
+	if (c->rate_mbps && c->pace_next > now) {
+		*at = c->pace_next;
+		return false;
+	}
+	return true;
+}
+
+void mre_cc_sent(struct mre_conn *c, u32 bytes, u64 now)
+{
+	u64 floor = now > MRE_PACE_BURST_NS ? now - MRE_PACE_BURST_NS : 0;
+
+	if (!c->rate_mbps)
+		return;
+	if (c->pace_next < floor)
+		c->pace_next = floor;
+	/* bytes * 8 bits / (rate * 1e6 bit/s) in ns = bytes * 8000 / rate */
+	c->pace_next += (u64)bytes * 8000 / c->rate_mbps;
+}
+
+void mre_cc_rx_activity(struct mre_conn *c, u64 now)
+{
+	struct mre_ep *ep = c->ep;
+
+	if (now - ep->act_epoch_start >= ep->cfg.active_ns) {
+		/* a skipped epoch means nobody was active in it */
+		ep->act_prev = now - ep->act_epoch_start < 2 * ep->cfg.active_ns ?
+			       ep->act_cur : 0;
+		ep->act_cur = 0;
+		ep->act_epoch++;
+		ep->act_epoch_start = now;
+	}
+	if (c->act_epoch != ep->act_epoch) {
+		c->act_epoch = ep->act_epoch;
+		ep->act_cur++;
+	}
+}
+
+u32 mre_cc_hint(struct mre_conn *c, u64 now)
+{
+	struct mre_ep *ep = c->ep;
+	u64 n;
+
+	if (!ep->cfg.link_mbps)
+		return 0;
+	n = MRE_MAX(ep->act_cur, ep->act_prev);
+	if (now - ep->act_epoch_start >= 2 * ep->cfg.active_ns)
+		n = 0;		/* stale: nobody sent for two epochs */
+	if (!n)
+		n = 1;
+	n = ep->cfg.link_mbps * ep->cfg.hint_pct / 100 / n;
+	return n > 0xffffffffULL ? 0xffffffffu : n ? (u32)n : 1;
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Congestion control, from both ends.
+ *
+ * Sender: an ECN-driven AIMD window on every path (DCTCP's estimator: the
+ * window is cut by alpha/2 at most once per window of data when CE marks
+ * come back) and the same on the whole connection, so that a connection
+ * spraying over N paths takes one fair share of a shared bottleneck, not N.
+ * Loss alone does not cut a window unless loss_beta_shift says so: on a
+ * lossy fabric, random loss is not congestion, and a path that loses much
+ * more than its siblings is moved instead (path.c). A timeout collapses the
+ * path's window to min_cwnd.
+ *
+ * Receiver: every ACK carries a fair-share rate, the receiver's capacity
+ * divided by the number of connections that sent it data recently. The
+ * sender paces the whole connection at that rate. An incast converges in
+ * about one RTT instead of many AIMD rounds.
+ */
+#ifndef MRE_CC_H
+#define MRE_CC_H
+
+#include "mre_types.h"
+
+struct mre_conn;
+struct mre_path;
+
+void mre_cc_init(struct mre_conn *c);
+void mre_cc_path_init(struct mre_path *p, struct mre_conn *c);
+/* an ACK settled @acked PSNs and @lost PSNs on @p and reported @ce new marks */
+void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
+		     u32 lost, u32 ce);
+void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c);
+/* @n TSNs were newly accepted (connection window) */
+void mre_cc_conn_acked(struct mre_conn *c, u32 n);
+/* may the connection send one more packet now? else *@at: when */
+bool mre_cc_can_send(struct mre_conn *c, u64 now, u64 *at);
+void mre_cc_sent(struct mre_conn *c, u32 bytes, u64 now);
+/* receiver: data arrived on @c (counts active senders) */
+void mre_cc_rx_activity(struct mre_conn *c, u64 now);
+/* receiver: the rate to advertise to @c's sender, Mbit/s (0: none) */
+u32 mre_cc_hint(struct mre_conn *c, u64 now);
+
+#endif /* MRE_CC_H */

@@ -1,0 +1,931 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Connections: handshake, TSN windows, ACKs, the transmit loop (see conn.h).
+ *
+ * Timers of a connection, and what starts them (mre_conn_run() serves all;
+ * path timers are listed in path.c):
+ *   connect_at  CONNECT retry, doubling, connect_tries times, then FAILED.
+ *   rnr_until   refused TSNs (MRE_TXD_WAIT) are resent at this time.
+ *   stall       tsn_una's packet arrived but was neither accepted nor
+ *               refused in an ACK that could say so: resent after an RTO.
+ *   dead        data outstanding and no ACK for dead_ns: FAILED.
+ *   pace        the receiver's rate hint spaces packets out.
+ */
+#include "conn.h"
+#include "cc.h"
+#include "engine.h"
+#include "path.h"
+#include "stream.h"
+
+#define CONN_ALIGN 16
+#define ALIGN_UP(x) (((x) + CONN_ALIGN - 1) & ~(u32)(CONN_ALIGN - 1))
+
+static const struct mre_config *cfg_of(const struct mre_conn *c)
+{
+	return &c->ep->cfg;
+}
+
+u32 mre_conn_mem_size(const struct mre_config *cfg)
+{
+	u32 w = 1u << cfg->window_log2;
+
+	return ALIGN_UP(w * sizeof(struct mre_txd)) +
+	       ALIGN_UP(w * sizeof(struct mre_gate)) +
+	       ALIGN_UP(w * sizeof(u32)) +		/* retransmit queue */
+	       ALIGN_UP(w / 8) +			/* TSN receive window */
+	       cfg->npaths * ALIGN_UP(sizeof(struct mre_path));
+}
+
+static u32 random_nonzero(struct mre_ep *ep)
+{
+	u32 v;
+
+	do {
+		v = (u32)ep->ops->random(ep);
+	} while (!v);
+	return v;
+}
+
+/* fresh sequence state for both directions (init, and peer restart) */
+static void conn_reset_seq(struct mre_conn *c, u64 now)
+{
+	u32 i;
+
+	c->tsn_next = c->tsn_una = random_nonzero(c->ep);
+	c->una_since = now;
+	c->rtxq_head = c->rtxq_tail = 0;
+	c->n_wait = 0;
+	c->inflight = 0;
+	c->peer_dups = 0;
+	c->rx_dups = 0;
+	c->nak = MRE_SYN_NONE;
+	c->n_cnak = 0;
+	c->reorder = cfg_of(c)->reorder_pkts;
+	mre_memset(c->txd, 0, c->wsize * sizeof(*c->txd));
+	mre_memset(c->gate, 0, c->wsize * sizeof(*c->gate));
+	mre_win_init(&c->rxw, c->rxw.map, c->wsize, 0);
+	for (i = 0; i < c->npaths; i++)
+		mre_path_init(&c->paths[i], c, (u16)i, now);
+	mre_cc_init(c);
+}
+
+void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem)
+{
+	const struct mre_config *cfg = &ep->cfg;
+	u8 *m = mem;
+
+	mre_memset(c, 0, sizeof(*c));
+	c->ep = ep;
+	c->npaths = (u8)cfg->npaths;
+	c->nplanes = (u8)cfg->nplanes;
+	c->window_log2 = (u8)cfg->window_log2;
+	c->wsize = 1u << cfg->window_log2;
+	c->peer_wsize = c->wsize;
+	c->txd = (struct mre_txd *)m;
+	m += ALIGN_UP(c->wsize * sizeof(struct mre_txd));
+	c->gate = (struct mre_gate *)m;
+	m += ALIGN_UP(c->wsize * sizeof(struct mre_gate));
+	c->rtxq = (u32 *)m;
+	m += ALIGN_UP(c->wsize * sizeof(u32));
+	c->rxw.map = (u32 *)m;
+	m += ALIGN_UP(c->wsize / 8);
+	c->paths = (struct mre_path *)m;
+	mre_list_init(&c->active);
+	mre_list_init(&c->attached);
+	c->cid = random_nonzero(ep);
+	c->state = MRE_CONN_CLOSED;
+	conn_reset_seq(c, 0);
+}
+
+void mre_conn_path_event(struct mre_conn *c, struct mre_path *p)
+{
+	if (c->ep->ops->conn_event)
+		c->ep->ops->conn_event(c, MRE_CONN_PATH);
+}
+
+void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
+{
+	if (mre_list_empty(&s->node))
+		mre_list_add_tail(&s->node, &c->active);
+}
+
+bool mre_conn_cnak(struct mre_conn *c, u32 dst_stream, u32 msn, u32 syn)
+{
+	u32 i;
+
+	for (i = 0; i < c->n_cnak; i++)
+		if (c->cnak[i].dst_stream == dst_stream)
+			return true;	/* one NAK per unknown stream is enough */
+	if (c->n_cnak == MRE_CNAK_MAX)
+		return false;
+	c->cnak[c->n_cnak++] = (struct mre_cnak){ dst_stream, msn, syn };
+	return true;
+}
+
+/* --- sending ------------------------------------------------------------- */
+
+static void xmit(struct mre_conn *c, const struct mre_path *p, const u8 *hdr,
+		 u32 hlen, struct mre_xmit *x)
+{
+	x->hdr = hdr;
+	x->hdr_len = hlen;
+	x->path = p->id;
+	x->plane = p->plane;
+	x->src_port = p->src_port;
+	c->ep->ctr.tx_pkts++;
+	c->ep->ctr.tx_bytes += hlen + x->pl_len;
+	c->ep->ops->xmit(c, x);
+}
+
+static void send_ctrl(struct mre_conn *c, const struct mre_path *p,
+		      struct mre_pkt *pkt)
+{
+	u8 hdr[MRE_CONNECT_LEN + MRE_MAX_BLOB];
+	struct mre_xmit x = { 0 };
+
+	c->ep->ctr.tx_ctrl++;
+	xmit(c, p, hdr, mre_wire_put(hdr, pkt), &x);
+}
+
+/* a usable path to send a control packet on, starting with @pref */
+static const struct mre_path *ctrl_path(const struct mre_conn *c, u32 pref)
+{
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++) {
+		const struct mre_path *p = &c->paths[(pref + i) % c->npaths];
+
+		if (p->health != MRE_PATH_FAILED && !p->plane_down)
+			return p;
+	}
+	return &c->paths[pref % c->npaths];
+}
+
+static void send_connect(struct mre_conn *c, u8 type, u64 now)
+{
+	struct mre_pkt pkt = {
+		.type = type,
+		.path = (u16)(c->connect_tries % c->npaths),
+		.dst_cid = type == MRE_T_CONNECT ? 0 : c->remote_cid,
+		.ts = (u32)now,
+		.connect = {
+			.src_cid = c->cid, .isn = c->tsn_next,
+			.window_log2 = c->window_log2, .npaths = c->npaths,
+			.blob_len = c->blob_len, .blob = c->blob,
+		},
+	};
+
+	send_ctrl(c, ctrl_path(c, pkt.path), &pkt);
+}
+
+void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
+{
+	const struct mre_path *q = ctrl_path(c, p->id);
+	u64 delay = now - p->rx_ts_at;
+	struct mre_pkt pkt = {
+		.type = MRE_T_ACK,
+		.path = q->id,
+		.dst_cid = c->remote_cid,
+		.ts = (u32)now,
+		.ack = {
+			.ack_path = p->id,
+			.nak = c->nak,
+			.psn_cum = p->rx.base,
+			.tsn_cum = c->rxw.base,
+			.tsn_sack = mre_win_extract64(&c->rxw),
+			.ts_echo = p->rx_ts,
+			.ack_delay = delay > 0xffffffffULL ? 0xffffffffu : (u32)delay,
+			.ce_count = p->rx_ce,
+			.rate_hint = mre_cc_hint(c, now),
+			.rnr_delay = c->nak_delay,
+			.dup_count = c->rx_dups,
+		},
+	};
+	u8 hdr[MRE_ACK_LEN];
+	struct mre_xmit x = { 0 };
+
+	mre_win_extract(&p->rx, pkt.ack.sack, MRE_SACK_WORDS);
+	p->rx_unacked = 0;
+	p->ack_at = 0;
+	c->ep->ctr.tx_ack++;
+	xmit(c, q, hdr, mre_wire_put(hdr, &pkt), &x);
+}
+
+void mre_conn_send_probe(struct mre_conn *c, struct mre_path *p, u64 now)
+{
+	struct mre_pkt pkt = {
+		.type = MRE_T_PROBE,
+		.flags = MRE_F_ACK_REQ,
+		.path = p->id,
+		.dst_cid = c->remote_cid,
+		.ts = (u32)now,
+	};
+	u8 hdr[MRE_PROBE_LEN];
+	struct mre_xmit x = { 0 };
+
+	pkt.psn = mre_path_sent(p, c, MRE_PSN_PROBE, now);
+	pkt.probe.path_una = p->psn_una;
+	c->ep->ctr.tx_probe++;
+	xmit(c, p, hdr, mre_wire_put(hdr, &pkt), &x);
+}
+
+/* fill the op-specific fields of a DATA packet from its stream and WQE */
+static bool fill_data(struct mre_conn *c, struct mre_txd *t,
+		      const struct mre_wqe *cur, struct mre_pkt *pkt,
+		      struct mre_xmit *x)
+{
+	struct mre_pkt_data *d = &pkt->data;
+	struct mre_stream *s = NULL;
+	struct mre_wqe w;
+	struct mre_rd_slot *r;
+
+	if (t->stream)
+		s = c->ep->ops->stream(c, t->stream);
+	if (t->op == MRE_OP_NOP || (t->stream && (!s || s->conn != c)))
+		return false;
+	d->dst_stream = s ? s->remote_id : t->offset;
+	d->src_stream = t->stream;
+	switch (t->op) {
+	case MRE_OP_SEND:
+	case MRE_OP_WRITE:
+	case MRE_OP_READ_REQ:
+	case MRE_OP_ATOMIC_REQ:
+		if (!cur) {
+			if (!c->ep->ops->sq_get(s, t->msn, &w))
+				return false;
+			cur = &w;
+		}
+		d->rkey = cur->rkey;
+		d->raddr = cur->raddr;
+		d->imm = cur->imm;
+		d->rsn = t->seq;
+		d->rdsn = t->seq;
+		d->rlen = cur->len;
+		d->aop = cur->aop;
+		d->swap_add = cur->swap_add;
+		d->compare = cur->compare;
+		if (t->len) {
+			x->pl_src = MRE_PL_WQE;
+			x->pl_stream = s;
+			x->pl_msn = t->msn;
+			x->pl_offset = t->offset;
+			x->pl_len = t->len;
+		}
+		break;
+	case MRE_OP_READ_RESP:
+	case MRE_OP_ATOMIC_RESP:
+		r = &s->rs[t->seq % MRE_RD_SLOTS];
+		d->rdsn = t->seq;
+		d->orig = r->orig;
+		if (t->len) {
+			x->pl_src = MRE_PL_MR;
+			x->pl_stream = s;
+			x->pl_rkey = r->rkey;
+			x->pl_addr = r->raddr + t->offset;
+			x->pl_len = t->len;
+		}
+		break;
+	case MRE_OP_NAK:
+		d->syndrome = t->seq;
+		break;
+	}
+	return true;
+}
+
+static void to_nop(struct mre_txd *t)
+{
+	t->stream = 0;
+	t->op = MRE_OP_NOP;
+	t->len = 0;
+	t->dflags = MRE_DF_FIRST | MRE_DF_LAST;
+}
+
+/* (re)transmit TSN @tsn on path @p */
+static void send_tsn(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
+		     const struct mre_wqe *cur)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+	u8 hdr[MRE_DATA_LEN + MRE_EXT_ATOMIC_REQ_LEN];
+	struct mre_pkt pkt;
+	struct mre_xmit x;
+	u32 hlen;
+
+again:
+	mre_memset(&pkt, 0, sizeof(pkt));
+	mre_memset(&x, 0, sizeof(x));
+	if (!fill_data(c, t, cur, &pkt, &x)) {
+		to_nop(t);
+		mre_memset(&pkt, 0, sizeof(pkt));
+		mre_memset(&x, 0, sizeof(x));
+	}
+	pkt.type = MRE_T_DATA;
+	pkt.flags = (t->xmits ? MRE_F_RETX : 0) |
+		    (t->dflags & MRE_DF_LAST ? MRE_F_ACK_REQ : 0);
+	pkt.path = p->id;
+	pkt.dst_cid = c->remote_cid;
+	pkt.ts = (u32)now;
+	pkt.data.tsn = tsn;
+	pkt.data.msn = t->msn;
+	pkt.data.offset = t->op == MRE_OP_NAK && !t->stream ? 0 : t->offset;
+	pkt.data.op = t->op;
+	pkt.data.dflags = t->dflags;
+	pkt.data.plen = t->len;
+	hlen = mre_wire_data_hdr_len(t->op);
+	pkt.psn = mre_path_sent(p, c, tsn, now);
+	pkt.data.path_una = p->psn_una;
+	mre_wire_put(hdr, &pkt);
+	t->path = (u8)p->id;
+	t->psn = pkt.psn;
+	t->state = MRE_TXD_OUT;
+	c->ep->ctr.tx_data++;
+	if (t->xmits++) {
+		c->ep->ctr.tx_retx++;
+		p->st_retx++;
+	}
+	if (t->op == MRE_OP_NAK)
+		c->ep->ctr.tx_nak++;
+	x.hdr = hdr;
+	x.hdr_len = hlen;
+	x.path = p->id;
+	x.plane = p->plane;
+	x.src_port = p->src_port;
+	c->ep->ctr.tx_pkts++;
+	c->ep->ctr.tx_bytes += hlen + x.pl_len;
+	mre_cc_sent(c, hlen + x.pl_len, now);
+	if (c->ep->ops->xmit(c, &x) == MRE_SYN_REM_ACCESS &&
+	    t->op == MRE_OP_READ_RESP) {
+		/*
+		 * The MR went away under a READ response: this TSN carries the
+		 * NAK instead (the PSN just used looks lost to the path).
+		 */
+		struct mre_stream *s = c->ep->ops->stream(c, t->stream);
+
+		t->op = MRE_OP_NAK;
+		t->seq = MRE_SYN_REM_ACCESS;
+		t->len = 0;
+		t->dflags = MRE_DF_FIRST | MRE_DF_LAST;
+		if (s)
+			mre_stream_fail(s, MRE_ST_LOC_ACCESS);
+		cur = NULL;
+		goto again;
+	}
+}
+
+static void queue_retx(struct mre_conn *c, u32 tsn)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	if (t->state == MRE_TXD_WAIT)
+		c->n_wait--;
+	t->state = MRE_TXD_QUEUED;
+	c->rtxq[c->rtxq_tail++ & (c->wsize - 1)] = tsn;
+}
+
+/*
+ * The next path to spray on: round robin over paths with room, GOOD ones
+ * first. A retransmission avoids the path it was lost on when another one
+ * has room (that path has just shown a loss).
+ */
+static struct mre_path *pick_path(struct mre_conn *c, int avoid)
+{
+	struct mre_path *fallback = NULL;
+	u32 k;
+
+	for (k = 0; k < c->npaths; k++) {
+		u32 i = (c->rr + k) % c->npaths;
+		struct mre_path *p = &c->paths[i];
+
+		if (!mre_path_can_send(p))
+			continue;
+		if (p->health == MRE_PATH_GOOD && (int)i != avoid) {
+			c->rr = i + 1;
+			return p;
+		}
+		if (!fallback || (fallback->health != MRE_PATH_GOOD &&
+				  p->health == MRE_PATH_GOOD))
+			fallback = p;
+	}
+	if (fallback)
+		c->rr = fallback->id + 1;
+	return fallback;
+}
+
+/* the next new packet: a NAK for an unknown stream, else the active streams in turn */
+static bool next_new(struct mre_conn *c, struct mre_txd *t,
+		     const struct mre_wqe **cur)
+{
+	*cur = NULL;
+	if (c->n_cnak) {
+		struct mre_cnak *n = &c->cnak[--c->n_cnak];
+
+		mre_memset(t, 0, sizeof(*t));
+		t->op = MRE_OP_NAK;
+		t->msn = n->msn;
+		t->seq = n->syndrome;
+		t->offset = n->dst_stream;
+		t->dflags = MRE_DF_FIRST | MRE_DF_LAST;
+		return true;
+	}
+	while (!mre_list_empty(&c->active)) {
+		struct mre_stream *s = MRE_CONTAINER_OF(c->active.next,
+							struct mre_stream, node);
+
+		mre_list_del(&s->node);
+		if (!mre_stream_next(s, t))
+			continue;
+		mre_list_add_tail(&s->node, &c->active);	/* take turns */
+		if (t->op != MRE_OP_NAK && t->op != MRE_OP_READ_RESP &&
+		    t->op != MRE_OP_ATOMIC_RESP)
+			*cur = &s->cur;
+		return true;
+	}
+	return false;
+}
+
+static bool has_new(const struct mre_conn *c)
+{
+	return c->n_cnak || !mre_list_empty(&c->active);
+}
+
+/* returns true when it stopped for lack of budget (call again at once) */
+static bool transmit(struct mre_conn *c, u64 now, u64 *pace_at)
+{
+	u32 budget = cfg_of(c)->tx_burst;
+	u32 win = MRE_MIN(c->wsize, c->peer_wsize);
+
+	while (budget) {
+		const struct mre_wqe *cur;
+		struct mre_path *p;
+		struct mre_txd t;
+		u32 tsn;
+
+		if (c->rtxq_head == c->rtxq_tail && !has_new(c))
+			return false;
+		if (!mre_cc_can_send(c, now, pace_at))
+			return false;
+		if (c->rtxq_head != c->rtxq_tail) {
+			tsn = c->rtxq[c->rtxq_head & (c->wsize - 1)];
+			if (mre_txd_of(c, tsn)->state != MRE_TXD_QUEUED) {
+				c->rtxq_head++;		/* settled meanwhile */
+				continue;
+			}
+			p = pick_path(c, mre_txd_of(c, tsn)->path);
+			if (!p)
+				return false;
+			c->rtxq_head++;
+			send_tsn(c, tsn, p, now, NULL);
+			budget--;
+			continue;
+		}
+		if (c->tsn_next - c->tsn_una >= win)
+			return false;
+		p = pick_path(c, -1);
+		if (!p)
+			return false;
+		if (!next_new(c, &t, &cur))
+			return false;
+		tsn = c->tsn_next++;
+		t.state = MRE_TXD_OUT;
+		t.xmits = 0;
+		*mre_txd_of(c, tsn) = t;
+		send_tsn(c, tsn, p, now, cur);
+		budget--;
+	}
+	return true;
+}
+
+/* --- receiving ------------------------------------------------------------ */
+
+static bool tsn_in_ack(const struct mre_pkt_ack *a, u32 tsn, bool *known)
+{
+	u32 d = tsn - a->tsn_cum - 1;
+
+	*known = true;
+	if (seq_lt(tsn, a->tsn_cum))
+		return true;
+	if (tsn == a->tsn_cum)
+		return false;
+	if (d < MRE_TSN_SACK_BITS)
+		return a->tsn_sack >> d & 1;
+	*known = false;
+	return false;
+}
+
+void mre_conn_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
+			  const struct mre_pkt *ack, u64 now)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+	const struct mre_pkt_ack *a = &ack->ack;
+	bool known, ok;
+
+	/* only the latest transmission speaks for the TSN */
+	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
+	    (t->state != MRE_TXD_OUT && t->state != MRE_TXD_QUEUED) ||
+	    t->path != path || t->psn != psn)
+		return;
+	ok = tsn_in_ack(a, tsn, &known);
+	if (ok) {
+		t->state = MRE_TXD_ACKED;
+		return;
+	}
+	if (!known) {
+		t->state = MRE_TXD_ARRIVED;
+		return;
+	}
+	/* arrived, and this very ACK says it was not accepted: refused */
+	if (a->nak == MRE_SYN_RNR && t->stream) {
+		struct mre_stream *s = c->ep->ops->stream(c, t->stream);
+
+		if (s && s->conn == c && !mre_stream_rnr(s, c->ack_seq)) {
+			mre_stream_fail(s, MRE_ST_RNR_RETRY_EXC);
+			to_nop(t);
+		}
+	}
+	t->state = MRE_TXD_WAIT;
+	c->n_wait++;
+	c->ep->ctr.rnr_wait++;
+	if (c->n_wait == 1 || c->rnr_until < now)
+		c->rnr_until = now + (a->nak == MRE_SYN_RNR ? a->rnr_delay :
+				       cfg_of(c)->rto_min_ns);
+}
+
+void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
+	    t->state != MRE_TXD_OUT || t->path != path || t->psn != psn)
+		return;
+	queue_retx(c, tsn);
+}
+
+static void tsn_accept(struct mre_conn *c, u32 tsn)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	if (t->state == MRE_TXD_WAIT)
+		c->n_wait--;
+	t->state = MRE_TXD_ACKED;
+}
+
+/* the TSN part of an ACK: what the receiver accepted */
+static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
+{
+	u32 t, i, n = 0;
+
+	for (t = c->tsn_una; seq_lt(t, a->tsn_cum); t++)
+		tsn_accept(c, t);
+	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
+		t = a->tsn_cum + 1 + i;
+		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
+			continue;
+		if (seq_ge(t, c->tsn_next))
+			break;
+		tsn_accept(c, t);
+	}
+	while (c->tsn_una != c->tsn_next) {
+		struct mre_txd *d = mre_txd_of(c, c->tsn_una);
+
+		if (d->state != MRE_TXD_ACKED)
+			break;
+		d->state = MRE_TXD_FREE;
+		c->tsn_una++;
+		n++;
+		if (d->dflags & MRE_DF_LAST && d->stream &&
+		    (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE ||
+		     d->op == MRE_OP_READ_REQ || d->op == MRE_OP_ATOMIC_REQ)) {
+			struct mre_stream *s = c->ep->ops->stream(c, d->stream);
+
+			if (s && s->conn == c)
+				mre_stream_msg_acked(s, d->msn);
+		}
+	}
+	if (n) {
+		c->una_since = now;
+		mre_cc_conn_acked(c, n);
+	}
+}
+
+static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	const struct mre_pkt_ack *a = &pkt->ack;
+	u32 dups;
+
+	if (a->ack_path >= c->npaths || seq_gt(a->tsn_cum, c->tsn_next)) {
+		c->ep->ctr.drop_ack++;
+		return;
+	}
+	c->ep->ctr.rx_ack++;
+	c->last_ack = now;
+	c->ack_seq++;
+	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
+	ack_tsns(c, a, now);
+	/* duplicates at the receiver mean we resent too eagerly: be patient */
+	dups = a->dup_count - c->peer_dups;
+	c->peer_dups = a->dup_count;
+	if (dups && dups < 1u << 20) {
+		c->ep->ctr.spurious_retx += dups;
+		if (c->reorder < 32)
+			c->reorder++;
+	}
+	c->rate_mbps = a->rate_hint;
+}
+
+static void ack_policy(struct mre_conn *c, struct mre_path *p, bool now_,
+		       u64 now)
+{
+	if (now_ || p->rx_unacked >= cfg_of(c)->ack_freq)
+		mre_conn_send_ack(c, p, now);
+	else if (!p->ack_at)
+		p->ack_at = now + cfg_of(c)->ack_delay_ns;
+}
+
+static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
+		    u64 now)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	struct mre_path *p;
+	bool gap, urgent;
+	u32 adv, t;
+	int syn;
+
+	if (pkt->path >= c->npaths) {
+		c->ep->ctr.drop_field++;
+		return;
+	}
+	p = &c->paths[pkt->path];
+	if (mre_path_rx(p, pkt->psn, d->path_una, pkt->ts, ce, now, &gap) ==
+	    MRE_WIN_AHEAD) {
+		c->ep->ctr.drop_path_window++;
+		return;
+	}
+	c->ep->ctr.rx_data++;
+	c->ep->ctr.rx_ce += ce;
+	mre_cc_rx_activity(c, now);
+	urgent = gap || ce || pkt->flags & MRE_F_ACK_REQ;
+	if (mre_win_test(&c->rxw, d->tsn)) {
+		c->ep->ctr.rx_dup_tsn++;
+		c->rx_dups++;
+		urgent = true;
+	} else if (d->tsn - c->rxw.base >= c->wsize) {
+		c->ep->ctr.drop_window++;
+		urgent = true;
+	} else {
+		syn = mre_msg_rx(c, pkt, now);
+		if (syn != MRE_SYN_NONE) {
+			c->nak = (u8)syn;
+			urgent = true;
+		} else {
+			u32 base = c->rxw.base;
+
+			mre_win_mark(&c->rxw, d->tsn, &adv);
+			if (adv)
+				c->nak = MRE_SYN_NONE;
+			for (t = 0; t < adv; t++)
+				mre_msg_gate(c, base + t, now);
+		}
+	}
+	ack_policy(c, p, urgent, now);
+}
+
+static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	bool gap;
+
+	if (pkt->path >= c->npaths)
+		return;
+	c->ep->ctr.rx_probe++;
+	if (mre_path_rx(&c->paths[pkt->path], pkt->psn, pkt->probe.path_una,
+			pkt->ts, false, now, &gap) == MRE_WIN_AHEAD)
+		return;
+	mre_conn_send_ack(c, &c->paths[pkt->path], now);
+}
+
+static void established(struct mre_conn *c, const struct mre_pkt *pkt,
+			u64 now)
+{
+	c->remote_cid = pkt->connect.src_cid;
+	c->peer_wsize = 1u << pkt->connect.window_log2;
+	mre_win_init(&c->rxw, c->rxw.map, c->wsize, pkt->connect.isn);
+	c->state = MRE_CONN_ESTABLISHED;
+	c->last_ack = now;
+	c->una_since = now;
+	c->ep->ctr.conn_open++;
+	if (c->ep->ops->conn_event)
+		c->ep->ops->conn_event(c, MRE_CONN_UP);
+}
+
+void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
+		 bool ce)
+{
+	switch (pkt->type) {
+	case MRE_T_ACCEPT:
+		c->ep->ctr.rx_ctrl++;
+		if (c->state == MRE_CONN_CONNECTING)
+			established(c, pkt, now);
+		return;
+	case MRE_T_RESET:
+		c->ep->ctr.reset_rx++;
+		if (pkt->reset.cid == c->remote_cid &&
+		    c->state == MRE_CONN_ESTABLISHED)
+			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		return;
+	}
+	if (c->state != MRE_CONN_ESTABLISHED) {
+		c->ep->ctr.drop_state++;
+		return;
+	}
+	switch (pkt->type) {
+	case MRE_T_DATA:
+		rx_data(c, pkt, ce, now);
+		break;
+	case MRE_T_ACK:
+		rx_ack(c, pkt, now);
+		break;
+	case MRE_T_PROBE:
+		rx_probe(c, pkt, now);
+		break;
+	default:
+		c->ep->ctr.drop_type++;
+	}
+}
+
+/* --- life cycle ----------------------------------------------------------- */
+
+void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
+		      u32 blob_len)
+{
+	if (c->state != MRE_CONN_CLOSED)
+		return;
+	c->blob_len = (u16)MRE_MIN(blob_len, (u32)MRE_MAX_BLOB);
+	if (c->blob_len)
+		mre_memcpy(c->blob, blob, c->blob_len);
+	c->state = MRE_CONN_CONNECTING;
+	c->connect_tries = 0;
+	c->connect_ivl = cfg_of(c)->connect_ns;
+	send_connect(c, MRE_T_CONNECT, now);
+	c->connect_at = now + c->connect_ivl;
+}
+
+void mre_conn_fail(struct mre_conn *c, enum mre_status st)
+{
+	struct mre_list *l, *n;
+
+	if (c->state == MRE_CONN_FAILED)
+		return;
+	c->state = MRE_CONN_FAILED;
+	c->ep->ctr.conn_fail++;
+	for (l = c->attached.next; l != &c->attached; l = n) {
+		n = l->next;
+		mre_stream_fail(MRE_CONTAINER_OF(l, struct mre_stream, anode),
+				st);
+	}
+	if (c->ep->ops->conn_event)
+		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
+}
+
+int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
+		    const u8 *blob, u32 blob_len)
+{
+	int restarted = 0;
+
+	c->ep->ctr.rx_ctrl++;
+	if (c->state == MRE_CONN_ESTABLISHED &&
+	    c->remote_cid == pkt->connect.src_cid) {
+		send_connect(c, MRE_T_ACCEPT, now);	/* our ACCEPT was lost */
+		return 0;
+	}
+	if (c->state == MRE_CONN_ESTABLISHED || c->state == MRE_CONN_FAILED) {
+		/* the peer restarted: whatever we had with it is gone */
+		if (c->state == MRE_CONN_ESTABLISHED)
+			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		conn_reset_seq(c, now);
+		restarted = 1;
+	}
+	if (blob_len && c->state == MRE_CONN_CLOSED) {
+		c->blob_len = (u16)MRE_MIN(blob_len, (u32)MRE_MAX_BLOB);
+		mre_memcpy(c->blob, blob, c->blob_len);
+	}
+	established(c, pkt, now);
+	send_connect(c, MRE_T_ACCEPT, now);
+	return restarted;
+}
+
+void mre_conn_close(struct mre_conn *c, enum mre_status st)
+{
+	mre_conn_fail(c, st);
+	c->state = MRE_CONN_CLOSED;
+}
+
+bool mre_conn_idle(const struct mre_conn *c)
+{
+	return mre_list_empty(&c->attached) && c->tsn_una == c->tsn_next;
+}
+
+void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up)
+{
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++) {
+		struct mre_path *p = &c->paths[i];
+
+		if (p->plane != plane || p->plane_down == !up)
+			continue;
+		p->plane_down = !up;
+		if (!up)
+			mre_path_fail(p, c, now);
+		else if (p->health == MRE_PATH_FAILED)
+			p->probe_at = now;
+	}
+}
+
+/* --- timers ---------------------------------------------------------------- */
+
+static u64 earliest(u64 a, u64 b)
+{
+	return !a ? b : !b ? a : a < b ? a : b;
+}
+
+static u64 max_rto(const struct mre_conn *c)
+{
+	u64 r = cfg_of(c)->rto_min_ns;
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].health != MRE_PATH_FAILED)
+			r = MRE_MAX(r, c->paths[i].rto);
+	return r;
+}
+
+/* refused TSNs whose wait is over, and a stalled tsn_una, go back out */
+static u64 conn_timers(struct mre_conn *c, u64 now)
+{
+	u64 next = 0, stall;
+	u32 t;
+
+	if (c->n_wait) {
+		if (now >= c->rnr_until) {
+			for (t = c->tsn_una; t != c->tsn_next && c->n_wait; t++)
+				if (mre_txd_of(c, t)->state == MRE_TXD_WAIT)
+					queue_retx(c, t);
+		} else {
+			next = c->rnr_until;
+		}
+	}
+	if (c->tsn_una != c->tsn_next &&
+	    mre_txd_of(c, c->tsn_una)->state == MRE_TXD_ARRIVED) {
+		stall = c->una_since + max_rto(c);
+		if (now >= stall) {
+			queue_retx(c, c->tsn_una);
+			c->una_since = now;
+		} else {
+			next = earliest(next, stall);
+		}
+	}
+	return next;
+}
+
+u64 mre_conn_run(struct mre_conn *c, u64 now)
+{
+	u64 next = 0, pace_at = 0;
+	u32 i;
+
+	if (c->state == MRE_CONN_CONNECTING) {
+		if (now < c->connect_at)
+			return c->connect_at;
+		if (++c->connect_tries >= cfg_of(c)->connect_tries) {
+			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+			return 0;
+		}
+		send_connect(c, MRE_T_CONNECT, now);
+		c->connect_ivl *= 2;
+		c->connect_at = now + c->connect_ivl;
+		return c->connect_at;
+	}
+	if (c->state != MRE_CONN_ESTABLISHED)
+		return 0;
+	for (i = 0; i < c->npaths; i++) {
+		struct mre_path *p = &c->paths[i];
+		u64 d = mre_path_deadline(p);
+
+		if (!d || d > now)
+			continue;
+		mre_path_timers(p, c, now);
+		if (p->ack_at && p->ack_at <= now)
+			mre_conn_send_ack(c, p, now);
+	}
+	if (c->tsn_una != c->tsn_next &&
+	    now - c->last_ack > cfg_of(c)->dead_ns) {
+		mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		return 0;
+	}
+	next = conn_timers(c, now);
+	if (transmit(c, now, &pace_at))
+		return now;		/* out of budget: come back at once */
+	next = earliest(next, pace_at);
+	for (i = 0; i < c->npaths; i++)
+		next = earliest(next, mre_path_deadline(&c->paths[i]));
+	if (c->tsn_una != c->tsn_next)
+		next = earliest(next, c->last_ack + cfg_of(c)->dead_ns + 1);
+	return next;
+}

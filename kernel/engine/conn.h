@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Connections: one per pair of nodes, carrying every stream (QP) between
+ * them over all paths under one congestion controller.
+ *
+ * Two sequence spaces:
+ *
+ *   TSN  transmit sequence number, per connection and direction. Given to a
+ *        packet once, kept when it is resent. The receiver accepts each TSN
+ *        once (exactly-once delivery, duplicates dropped) in a window of
+ *        2^window_log2. Its cumulative point (all TSNs below accepted) is the
+ *        completion gate: a receive completes, and a READ or ATOMIC
+ *        executes, only when the gate has passed the TSN of its message's
+ *        last packet, so everything sent before it on that stream has been
+ *        placed (RC ordering) without a reorder buffer.
+ *   PSN  path sequence number, per path and direction, given to every
+ *        transmission. Used only to detect loss and measure the path.
+ *
+ * State per connection is fixed at init: per TSN slot a transmit descriptor
+ * (mre_txd, what to rebuild the packet from: never a copy of the payload)
+ * and a gate entry (mre_gate, what to do when the gate passes), plus the
+ * paths. Nothing is kept per stream here; streams keep their own cursors.
+ */
+#ifndef MRE_CONN_H
+#define MRE_CONN_H
+
+#include "mre_types.h"
+#include "ep.h"
+#include "list.h"
+#include "path.h"
+#include "sack.h"
+#include "wire.h"
+
+struct mre_ep;
+struct mre_stream;
+
+/* transmit descriptor states */
+enum mre_txd_state {
+	MRE_TXD_FREE = 0,
+	MRE_TXD_OUT,		/* latest transmission unsettled on its path */
+	MRE_TXD_ARRIVED,	/* its path saw it arrive; acceptance not yet known */
+	MRE_TXD_QUEUED,		/* on the retransmit queue */
+	MRE_TXD_WAIT,		/* refused (RNR): resend at rnr_until */
+	MRE_TXD_ACKED,		/* accepted by the receiver */
+};
+
+/*
+ * What a TSN carried. For requests and responses: the local stream id, the
+ * message, offset and length; seq is the rsn/rdsn. For a NAK: seq is the
+ * syndrome; a NAK sent for a stream we do not have (stream 0) keeps the
+ * peer's stream id in offset.
+ */
+struct mre_txd {
+	u32 stream;
+	u32 msn;
+	u32 offset;
+	u32 seq;
+	u32 psn;		/* of the latest transmission */
+	u16 len;
+	u8 op;
+	u8 dflags;
+	u8 state;
+	u8 path;		/* of the latest transmission */
+	u16 xmits;
+};
+
+/* what the completion gate does when it passes a TSN */
+enum mre_gate_kind {
+	MRE_GATE_NONE = 0,
+	MRE_GATE_RECV,		/* complete receive seq (rsn) */
+	MRE_GATE_READ,		/* start the READ response in slot seq (rdsn) */
+	MRE_GATE_ATOMIC,	/* execute the ATOMIC in slot seq (rdsn) */
+	MRE_GATE_ERROR,		/* fail the stream: NAK msn with syndrome op */
+};
+
+struct mre_gate {
+	u32 stream;
+	u32 seq;
+	u32 len;
+	u32 imm;		/* RECV: immediate; ERROR: the message's msn */
+	u8 kind;
+	u8 dflags;
+	u8 op;			/* RECV: SEND/WRITE; ERROR: syndrome */
+	u8 rsvd;
+};
+
+enum mre_conn_state {
+	MRE_CONN_CLOSED,
+	MRE_CONN_CONNECTING,
+	MRE_CONN_ESTABLISHED,
+	MRE_CONN_FAILED,
+};
+
+#define MRE_CNAK_MAX 4		/* NAKs for streams we do not have, queued */
+
+struct mre_cnak {
+	u32 dst_stream;
+	u32 msn;
+	u32 syndrome;
+};
+
+struct mre_conn {
+	struct mre_ep *ep;
+	u32 cid;		/* ours: the peer puts it in dst_cid */
+	u32 remote_cid;
+	u8 state;
+	u8 npaths;
+	u8 nplanes;
+	u8 window_log2;
+	u32 wsize;		/* 2^window_log2 */
+	u32 peer_wsize;		/* the peer's receive window */
+
+	/* transmit TSN space */
+	u32 tsn_next;
+	u32 tsn_una;		/* lowest TSN not yet accepted */
+	u64 una_since;		/* when tsn_una last moved */
+	struct mre_txd *txd;	/* [wsize] */
+	u32 *rtxq;		/* [wsize] TSNs to resend, FIFO */
+	u32 rtxq_head;
+	u32 rtxq_tail;
+	u32 n_wait;		/* descriptors in MRE_TXD_WAIT */
+	u64 rnr_until;
+	u64 last_ack;		/* last ACK received (liveness) */
+	u32 peer_dups;		/* last dup_count the peer reported */
+	u32 reorder;		/* current reorder threshold (adapts) */
+	u32 inflight;		/* sum of the paths' */
+
+	/* receive TSN space */
+	struct mre_win rxw;
+	struct mre_gate *gate;	/* [wsize] */
+	u32 rx_dups;		/* duplicate TSNs seen (reported in ACKs) */
+	u8 nak;			/* refusal to report in ACKs (enum mre_syndrome) */
+	u32 nak_delay;		/* ns: RNR wait to report */
+	struct mre_cnak cnak[MRE_CNAK_MAX];
+	u32 n_cnak;
+	u32 act_epoch;		/* last activity epoch counted (rate hints) */
+
+	/* paths */
+	struct mre_path *paths;	/* [npaths] */
+	u32 rr;			/* spray cursor */
+
+	/* congestion control of the whole connection (cc.c) */
+	u32 cwnd;		/* packets << MRE_FP */
+	u32 alpha;
+	u32 win_end;		/* TSN closing the current window */
+	u32 win_acked;
+	u32 win_ce;
+	u32 rate_mbps;		/* the receiver's hint: pace at this; 0: none */
+	u64 pace_next;
+
+	/* streams */
+	struct mre_list active;	/* with something to send */
+	struct mre_list attached;	/* all */
+	u32 nstreams;
+	u32 ack_seq;		/* ACKs processed (RNR accounting) */
+
+	/* handshake */
+	u64 connect_at;
+	u64 connect_ivl;
+	u32 connect_tries;
+	u16 blob_len;
+	u8 blob[MRE_MAX_BLOB];
+
+	void *priv;		/* the embedder's */
+};
+
+/* --- used between the engine's own files -------------------------------- */
+
+static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
+{
+	return &c->txd[tsn & (c->wsize - 1)];
+}
+
+/* a transmission of @tsn on path @p (PSN @psn) arrived / was lost */
+void mre_conn_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
+			  const struct mre_pkt *ack, u64 now);
+void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn);
+/* send an ACK for the peer's path @p now */
+void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now);
+/* send a sequenced PROBE on @p */
+void mre_conn_send_probe(struct mre_conn *c, struct mre_path *p, u64 now);
+/* fail every stream and stop */
+void mre_conn_fail(struct mre_conn *c, enum mre_status st);
+/* put @s on the list of streams with something to send */
+void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
+/* queue a NAK for a stream we do not have; false if the queue is full */
+bool mre_conn_cnak(struct mre_conn *c, u32 dst_stream, u32 msn, u32 syn);
+/* an embedder callback: trace/observe a path change */
+void mre_conn_path_event(struct mre_conn *c, struct mre_path *p);
+
+/* receive a DATA packet's TSN (msg.c): returns MRE_SYN_NONE if accepted */
+int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
+/* the completion gate passed @tsn: run its action (msg.c) */
+void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now);
+/* forget every gate entry and descriptor of stream @id (stream detach) */
+void mre_conn_forget_stream(struct mre_conn *c, u32 id);
+
+#endif /* MRE_CONN_H */

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The MetaRoCE protocol engine: what an embedder sees.
+ *
+ * The engine is I/O-free and freestanding. Time, randomness, packet output,
+ * memory placement and completions enter and leave through struct mre_ops;
+ * the engine never reads a clock, never allocates and takes no locks. The
+ * same code runs in the kernel module, the host unit tests, the fabric
+ * simulator and the fuzzers. Given the same seed and the same inputs at the
+ * same times it produces the same outputs.
+ *
+ * Objects (all allocated by the embedder):
+ *
+ *   struct mre_ep      one per device: configuration, counters, the
+ *                      receiver's count of active senders (rate hints).
+ *   struct mre_conn    one per peer node: the TSN windows, the paths, the
+ *                      congestion controller. Its memory is fixed at
+ *                      mre_conn_init() and does not grow with the number of
+ *                      streams (mre_conn_mem_size()).
+ *   struct mre_stream  one per RC QP, embedded in the embedder's QP: message
+ *                      cursors and read/atomic slots. Fixed size.
+ *
+ * Concurrency: the caller serialises all calls that touch one connection and
+ * its streams (the kernel glue holds the connection's lock around every
+ * engine call and around mre_stream_* calls for streams of that
+ * connection). Different connections may run in parallel; the mre_ep
+ * counters are then updated without atomicity, which is acceptable for
+ * statistics and nothing else depends on them. Callbacks run with that
+ * serialisation held: they must not sleep and must not call back into the
+ * engine for the same connection, except where a callback says otherwise.
+ *
+ * Time is a u64 count of nanoseconds from an arbitrary origin, passed in by
+ * the caller on every entry point. It must never go backwards.
+ */
+#ifndef MRE_ENGINE_H
+#define MRE_ENGINE_H
+
+#include "ep.h"
+#include "conn.h"
+#include "stream.h"
+
+/* ------------------------------------------------------------------------ */
+/* connection                                                                 */
+
+/* bytes of memory mre_conn_init() needs for @cfg */
+u32 mre_conn_mem_size(const struct mre_config *cfg);
+
+/*
+ * Set up @c with @mem (mre_conn_mem_size() bytes, any content) and a fresh
+ * random connection id. The embedder keeps a table from id to connection.
+ */
+void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem);
+
+/* active open: send CONNECT (blob: opaque, up to MRE_MAX_BLOB bytes) */
+void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
+		      u32 blob_len);
+
+/*
+ * Passive open or repeated CONNECT: @pkt is a parsed CONNECT that the
+ * embedder matched to @c (new or existing) by the sender's address.
+ * Returns 1 when the peer restarted (its old state was flushed), else 0.
+ */
+int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
+		    const u8 *blob, u32 blob_len);
+
+/* a parsed packet for @c (its dst_cid matched). @ce: IP header said CE */
+void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
+		 bool ce);
+
+/*
+ * Run timers and send what may be sent. Returns the next time at which
+ * mre_conn_run() must be called again (0: nothing pending). Callers also
+ * call it after mre_conn_rx() and after posting work.
+ */
+u64 mre_conn_run(struct mre_conn *c, u64 now);
+
+/* a plane went down or came back: fail its paths at once, or probe them */
+void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up);
+
+/* tear down: fails every attached stream with @st; no packet is sent */
+void mre_conn_close(struct mre_conn *c, enum mre_status st);
+
+/* true when no stream is attached and nothing is in flight */
+bool mre_conn_idle(const struct mre_conn *c);
+
+/* ------------------------------------------------------------------------ */
+/* stream                                                                     */
+
+struct mre_stream_attr {
+	u32 id;			/* local stream id (QPN) */
+	u32 remote_id;		/* the peer's stream id */
+	u32 mtu;		/* payload bytes per packet */
+	u32 max_rd;		/* READ/ATOMIC outstanding as requester */
+	u32 rnr_retry;		/* 7: forever */
+	u32 retry;		/* timeouts tolerated (IB retry_cnt) */
+	u64 rnr_delay_ns;	/* what we ask a sender to wait when we lack a WQE */
+};
+
+/* bind @s to @c; WQEs and receives count from msn/rsn 0 */
+void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
+		       const struct mre_stream_attr *a);
+/* unbind; forgets everything in flight for it (no completions follow) */
+void mre_stream_detach(struct mre_stream *s);
+/* new send WQEs are posted: schedule the stream (then mre_conn_run()) */
+void mre_stream_kick(struct mre_stream *s);
+/* the embedder moved the QP to an error/reset state: stop sending */
+void mre_stream_stop(struct mre_stream *s);
+
+#endif /* MRE_ENGINE_H */

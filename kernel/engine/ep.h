@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Engine endpoint: configuration, counters, and the interface the embedder
+ * implements (struct mre_ops). See engine.h for the overall contract.
+ */
+#ifndef MRE_EP_H
+#define MRE_EP_H
+
+#include "mre_types.h"
+#include "wire.h"
+
+struct mre_ep;
+struct mre_conn;
+struct mre_stream;
+
+/* completion status, mapped by the embedder to its own (ib_wc_status) */
+enum mre_status {
+	MRE_ST_OK = 0,
+	MRE_ST_REM_ACCESS,	/* responder refused rkey / range / rights */
+	MRE_ST_REM_INV_REQ,	/* responder: malformed or too long for the receive */
+	MRE_ST_REM_OP,		/* responder failed to execute */
+	MRE_ST_RETRY_EXC,	/* no progress: peer unreachable or gone */
+	MRE_ST_RNR_RETRY_EXC,	/* receiver not ready, retries used up */
+	MRE_ST_LOC_LEN,		/* responder side: message longer than the receive */
+	MRE_ST_LOC_ACCESS,	/* responder side: the request broke our MR rules */
+	MRE_ST_FLUSH,		/* connection reset by the peer */
+	MRE_ST_MAX
+};
+
+/* ------------------------------------------------------------------------ */
+/* configuration (per endpoint; every field documented in protocol.md §8)    */
+
+struct mre_config {
+	u32 npaths;		/* paths per connection, 1..MRE_MAX_PATHS */
+	u32 nplanes;		/* planes; path i uses plane i % nplanes */
+	u32 window_log2;	/* TSN window: 2^n packets in flight (4..16) */
+	u32 ack_freq;		/* ACK after this many packets on a path */
+	u64 ack_delay_ns;	/* ... or this long after the first unACKed one */
+	u64 rto_init_ns;	/* path RTO before the first RTT sample */
+	u64 rto_min_ns;
+	u64 rto_max_ns;
+	u32 reorder_pkts;	/* loss when this many later PSNs are SACKed */
+	u32 fail_rtos;		/* consecutive RTOs before a path is FAILED */
+	u64 probe_min_ns;	/* first probe of a failed path, doubling ... */
+	u64 probe_max_ns;	/* ... up to this */
+	u64 dead_ns;		/* no ACK progress this long with data out: conn dead */
+	u64 connect_ns;		/* first CONNECT retry; doubles */
+	u32 connect_tries;
+	u32 init_cwnd;		/* packets, per path */
+	u32 min_cwnd;
+	u32 max_cwnd;		/* per path; also bounded by the 256-PSN SACK window */
+	u32 conn_max_cwnd;	/* whole connection; also bounded by the TSN window */
+	u32 ecn_g_shift;	/* DCTCP gain g = 2^-n */
+	u32 loss_beta_shift;	/* path window *= 1 - 2^-n on a loss; 0: no cut */
+	u64 link_mbps;		/* receiver capacity for fair-share hints; 0: no hints */
+	u32 hint_pct;		/* hint = link * pct / 100 / active senders */
+	u64 active_ns;		/* a sender is active if data came in this long */
+	u32 repath_loss_pct;	/* move a path whose loss exceeds this %, and ... */
+	u32 repath_factor;	/* ... this many times the connection's average */
+	u32 tx_burst;		/* most packets one mre_conn_run() sends */
+};
+
+/* fill cfg with the defaults documented in protocol.md */
+void mre_config_default(struct mre_config *cfg);
+/* 0 if usable, else the first field found out of range (for messages) */
+const char *mre_config_check(const struct mre_config *cfg);
+
+/* ------------------------------------------------------------------------ */
+/* counters: every drop reason has its own                                    */
+
+#define MRE_COUNTERS(X)							\
+	X(tx_pkts)	X(tx_bytes)	X(tx_data)	X(tx_retx)	\
+	X(tx_ack)	X(tx_probe)	X(tx_ctrl)	X(tx_nak)	\
+	X(rx_pkts)	X(rx_bytes)	X(rx_data)	X(rx_ack)	\
+	X(rx_ce)	X(rx_dup_tsn)	X(rx_dup_psn)	X(rx_probe)	\
+	X(rx_ctrl)	X(rx_nak)	X(rx_ud)			\
+	X(drop_short)	X(drop_version)	X(drop_type)	X(drop_flags)	\
+	X(drop_len)	X(drop_field)	X(drop_no_conn)	X(drop_state)	\
+	X(drop_window)	X(drop_path_window) X(drop_stream) X(drop_rnr)	\
+	X(drop_access)	X(drop_inv_req)	X(drop_ack)			\
+	X(loss_fast)	X(loss_rto)	X(rto)		X(spurious_retx) \
+	X(path_failed)	X(path_recovered) X(path_repath)		\
+	X(msg_sent)	X(msg_recv)	X(msg_err)			\
+	X(conn_open)	X(conn_fail)	X(reset_tx)	X(reset_rx)	\
+	X(ecn_cut)	X(rnr_wait)
+
+struct mre_counters {
+#define MRE_X(n) u64 n;
+	MRE_COUNTERS(MRE_X)
+#undef MRE_X
+};
+
+extern const char *const mre_counter_names[];
+#define MRE_NCOUNTERS (sizeof(struct mre_counters) / sizeof(u64))
+
+/* ------------------------------------------------------------------------ */
+/* what the embedder provides                                                */
+
+/* a send WQE as the engine needs to see it */
+struct mre_wqe {
+	u8 op;			/* MRE_OP_SEND, _WRITE, _READ_REQ, _ATOMIC_REQ */
+	u8 flags;		/* MRE_WQE_* */
+	u8 aop;			/* MRE_AOP_* for atomics */
+	u32 len;		/* message length (atomics: 8) */
+	u32 rkey;
+	u64 raddr;
+	u32 imm;
+	u64 swap_add;
+	u64 compare;
+};
+#define MRE_WQE_IMM	0x01
+#define MRE_WQE_SOLICIT	0x02
+#define MRE_WQE_FENCE	0x04	/* wait for earlier READ/ATOMIC to complete */
+
+/* where a payload comes from, for the embedder to gather */
+enum mre_pl_src {
+	MRE_PL_NONE = 0,
+	MRE_PL_WQE,		/* send queue WQE pl_msn of pl_stream, at pl_offset */
+	MRE_PL_MR,		/* local MR pl_rkey at pl_addr (READ responses) */
+};
+
+struct mre_xmit {
+	const u8 *hdr;		/* the engine's header, hdr_len bytes */
+	u32 hdr_len;
+	u16 path;		/* path index (also in the header) */
+	u16 plane;		/* which plane (netdev) to leave by */
+	u16 src_port;		/* UDP source port: the path's ECMP entropy */
+	u8 pl_src;		/* enum mre_pl_src */
+	u32 pl_len;
+	struct mre_stream *pl_stream;
+	u32 pl_msn;
+	u32 pl_offset;
+	u32 pl_rkey;
+	u64 pl_addr;
+};
+
+/* one received payload to be placed, in any order */
+struct mre_place {
+	u8 op;			/* MRE_OP_WRITE, _SEND, _READ_RESP, _ATOMIC_RESP */
+	u8 dflags;
+	u32 msn;		/* READ_RESP / ATOMIC_RESP: the requester's WQE */
+	u32 offset;		/* within the message */
+	u32 len;
+	u32 rkey;		/* WRITE: destination is raddr + offset in rkey */
+	u64 raddr;
+	u32 rsn;		/* SEND / WRITE with imm: the receive WQE */
+	u32 msg_len;		/* when known (LAST packet): the message length */
+};
+
+struct mre_atomic {
+	u8 aop;
+	u32 rkey;
+	u64 raddr;
+	u64 swap_add;
+	u64 compare;
+};
+
+struct mre_recv_done {
+	u32 rsn;
+	u32 len;
+	u32 imm;
+	u8 op;			/* MRE_OP_SEND or MRE_OP_WRITE (with imm) */
+	u8 dflags;		/* MRE_DF_IMM, MRE_DF_SOLICIT */
+	u8 status;		/* enum mre_status */
+};
+
+enum mre_conn_event {
+	MRE_CONN_UP,		/* established: streams may send */
+	MRE_CONN_DEAD,		/* failed; its streams have been failed already */
+	MRE_CONN_PATH,		/* a path changed health (for logs / stats) */
+};
+
+struct mre_ops {
+	/* 64 random bits (source ports, connection ids, first TSNs) */
+	u64 (*random)(struct mre_ep *ep);
+	/*
+	 * Send one packet. The header is only valid during the call. Return 0
+	 * when sent or dropped locally (the engine recovers it like a loss),
+	 * or MRE_SYN_REM_ACCESS when an MRE_PL_MR payload is no longer valid
+	 * (the engine then answers the READ with a NAK).
+	 */
+	int (*xmit)(struct mre_conn *c, const struct mre_xmit *x);
+	/* the stream with local id @id attached to @c, or NULL */
+	struct mre_stream *(*stream)(struct mre_conn *c, u32 id);
+	/* send WQE number @msn of @s (counting from 0 at attach); false: not posted */
+	bool (*sq_get)(struct mre_stream *s, u32 msn, struct mre_wqe *w);
+	/*
+	 * Place a payload (WRITE, SEND, READ_RESP) or an atomic's original
+	 * value (ATOMIC_RESP, 8 bytes, host order). Return MRE_SYN_NONE,
+	 * MRE_SYN_RNR (no receive WQE posted for rsn: the packet is refused
+	 * and resent later), MRE_SYN_REM_ACCESS or MRE_SYN_REM_INV_REQ
+	 * (the message fails; the requester gets a NAK).
+	 */
+	int (*place)(struct mre_stream *s, const struct mre_place *p,
+		     const u8 *data);
+	/* responder: may @len bytes at @raddr in @rkey be read remotely? */
+	int (*check_read)(struct mre_stream *s, u32 rkey, u64 raddr, u32 len);
+	/* responder: execute an atomic once; *orig gets the old value */
+	int (*atomic)(struct mre_stream *s, const struct mre_atomic *a,
+		      u64 *orig);
+	/* requester: WQE @msn is complete (in order) */
+	void (*send_done)(struct mre_stream *s, u32 msn, enum mre_status st);
+	/* responder: receive @r->rsn is complete (in order) */
+	void (*recv_done)(struct mre_stream *s, const struct mre_recv_done *r);
+	/*
+	 * @s can go no further: move the QP to the error state and flush.
+	 * The engine has detached nothing; the embedder calls
+	 * mre_stream_detach() when it is done with the stream.
+	 */
+	void (*stream_error)(struct mre_stream *s, enum mre_status st);
+	void (*conn_event)(struct mre_conn *c, enum mre_conn_event ev);
+};
+
+/* ------------------------------------------------------------------------ */
+/* endpoint                                                                   */
+
+struct mre_ep {
+	const struct mre_ops *ops;
+	struct mre_config cfg;
+	struct mre_counters ctr;
+	/* active-sender estimate for rate hints: conns seen per epoch */
+	u64 act_epoch_start;
+	u32 act_epoch;
+	u32 act_cur;
+	u32 act_prev;
+	void *priv;		/* the embedder's */
+};
+
+/* returns 0, or -1 if cfg is unusable (see mre_config_check()) */
+int mre_ep_init(struct mre_ep *ep, const struct mre_ops *ops,
+		const struct mre_config *cfg);
+
+/*
+ * First look at a received datagram. Parses and validates it completely
+ * (counting the reason for a refusal); on success fills @pkt and returns
+ * its destination connection id (0 for CONNECT and UD), else returns -1 and
+ * the embedder drops the datagram. The embedder then finds the connection
+ * by id (mre_conn_rx()), or for CONNECT by the sender's address
+ * (mre_conn_accept()), or hands UD to its UD code; an unknown id is answered
+ * with mre_ep_reset() unless the packet was itself a RESET.
+ */
+long long mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
+		       struct mre_pkt *pkt);
+
+/* answer a packet for an unknown connection id (a RESET, header in @buf) */
+u32 mre_ep_build_reset(struct mre_ep *ep, const struct mre_pkt *pkt, u8 *buf);
+
+/* build a UD header into @buf (MRE_UD_LEN bytes); returns its length */
+u32 mre_ud_build(u8 *buf, u32 dst_qpn, u32 src_qpn, u32 qkey, u32 imm,
+		 u8 udflags, u16 plen, u64 now);
+
+#endif /* MRE_EP_H */

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Message placement and the completion gate.
+ *
+ * mre_msg_rx() handles one newly arrived TSN: the payload is placed at
+ * once, wherever it belongs (a WRITE names its destination, a SEND names its
+ * receive, a READ response names the READ), and whatever must wait for
+ * order (a receive completion, a READ or ATOMIC execution, a failure) is
+ * written into the gate entry of the TSN. mre_msg_gate() runs that entry
+ * when the cumulative TSN passes it, i.e. once everything sent before it on
+ * the connection, and so on its stream, has been placed.
+ *
+ * A packet is refused (its TSN stays unaccepted and the sender resends it)
+ * only when a receive WQE is missing (RNR) or a NAK for an unknown stream
+ * cannot be queued. Every other problem is the message's: the TSN is
+ * accepted, the payload dropped, and the requester gets a NAK in order.
+ */
+#include "conn.h"
+#include "ep.h"
+#include "stream.h"
+
+static struct mre_gate *gate_of(struct mre_conn *c, u32 tsn)
+{
+	return &c->gate[tsn & (c->wsize - 1)];
+}
+
+static bool is_request(u8 op)
+{
+	return op == MRE_OP_SEND || op == MRE_OP_WRITE ||
+	       op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
+}
+
+/* a request for message @msn failed with @syn: fail in order, at the gate */
+static void gate_error(struct mre_conn *c, struct mre_stream *s, u32 tsn,
+		       const struct mre_pkt_data *d, u32 syn)
+{
+	struct mre_gate *g = gate_of(c, tsn);
+
+	s->rx_err = true;
+	s->rx_err_msn = d->msn;
+	g->kind = MRE_GATE_ERROR;
+	g->stream = s->id;
+	g->seq = d->rsn;
+	g->imm = d->msn;
+	g->op = (u8)syn;
+	g->dflags = d->dflags;
+	c->ep->ctr.drop_access += syn == MRE_SYN_REM_ACCESS;
+	c->ep->ctr.drop_inv_req += syn != MRE_SYN_REM_ACCESS;
+}
+
+static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
+			 const struct mre_pkt *pkt)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	struct mre_place pl = {
+		.op = d->op, .dflags = d->dflags, .msn = d->msn,
+		.offset = d->offset, .len = d->plen, .rkey = d->rkey,
+		.raddr = d->raddr, .rsn = d->rsn,
+		.msg_len = d->dflags & MRE_DF_LAST ? d->offset + d->plen : 0,
+	};
+	struct mre_gate *g;
+	int r;
+
+	r = c->ep->ops->place(s, &pl, pkt->payload);
+	if (r == MRE_SYN_RNR) {
+		c->nak_delay = (u32)MRE_MIN(s->rnr_delay, 0xffffffffULL);
+		c->ep->ctr.drop_rnr++;
+		return r;
+	}
+	if (r != MRE_SYN_NONE) {
+		gate_error(c, s, tsn, d, r == MRE_SYN_REM_ACCESS ?
+			   MRE_SYN_REM_ACCESS : MRE_SYN_REM_INV_REQ);
+		return MRE_SYN_NONE;
+	}
+	if ((d->dflags & (MRE_DF_LAST | MRE_DF_RECV)) ==
+	    (MRE_DF_LAST | MRE_DF_RECV)) {
+		g = gate_of(c, tsn);
+		g->kind = MRE_GATE_RECV;
+		g->stream = s->id;
+		g->seq = d->rsn;
+		g->len = d->offset + d->plen;
+		g->imm = d->imm;
+		g->op = d->op;
+		g->dflags = d->dflags;
+	}
+	if (d->dflags & MRE_DF_LAST)
+		c->ep->ctr.msg_recv++;
+	return MRE_SYN_NONE;
+}
+
+static void rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
+		      const struct mre_pkt_data *d)
+{
+	struct mre_rd_slot *r = &s->rs[d->rdsn % MRE_RD_SLOTS];
+	struct mre_gate *g;
+
+	/* a slot still in use means the requester broke its initiator depth */
+	if (r->state == MRE_SLOT_ARRIVED || r->state == MRE_SLOT_SENDING ||
+	    (d->op == MRE_OP_ATOMIC_REQ && d->raddr & 7)) {
+		gate_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
+		return;
+	}
+	mre_memset(r, 0, sizeof(*r));
+	r->msn = d->msn;
+	r->op = d->op;
+	r->rkey = d->rkey;
+	r->raddr = d->raddr;
+	r->len = d->op == MRE_OP_READ_REQ ? d->rlen : 8;
+	r->aop = d->aop;
+	r->swap_add = d->swap_add;
+	r->compare = d->compare;
+	r->state = MRE_SLOT_ARRIVED;
+	g = gate_of(c, tsn);
+	g->kind = d->op == MRE_OP_READ_REQ ? MRE_GATE_READ : MRE_GATE_ATOMIC;
+	g->stream = s->id;
+	g->seq = d->rdsn;
+}
+
+/* a READ or ATOMIC response for our message: place it, maybe complete */
+static void rx_response(struct mre_conn *c, struct mre_stream *s,
+			const struct mre_pkt *pkt)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	struct mre_rd_slot *r = &s->rq[d->rdsn % MRE_RD_SLOTS];
+	bool atomic = d->op == MRE_OP_ATOMIC_RESP;
+	struct mre_place pl = {
+		.op = d->op, .dflags = d->dflags, .msn = d->msn,
+		.offset = d->offset, .len = atomic ? 8 : d->plen,
+	};
+	u8 orig[8];
+
+	if (r->state != MRE_SLOT_WAIT || r->msn != d->msn ||
+	    (r->op == MRE_OP_ATOMIC_REQ) != atomic ||
+	    d->offset + d->plen > r->len) {
+		c->ep->ctr.drop_inv_req++;	/* not what we asked for */
+		return;
+	}
+	if (atomic) {
+		mre_memcpy(orig, &d->orig, 8);	/* host order for the embedder */
+		c->ep->ops->place(s, &pl, orig);
+		r->done = 8;
+	} else {
+		if (d->plen)
+			c->ep->ops->place(s, &pl, pkt->payload);
+		r->done += d->plen;
+	}
+	r->seen = 1;
+	if (r->done == r->len)
+		r->state = MRE_SLOT_DONE;
+	mre_stream_complete(s);
+}
+
+int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	u32 tsn = d->tsn;
+	struct mre_stream *s;
+
+	gate_of(c, tsn)->kind = MRE_GATE_NONE;
+	if (d->op == MRE_OP_NOP)
+		return MRE_SYN_NONE;
+	s = c->ep->ops->stream(c, d->dst_stream);
+	if (!s || s->conn != c || s->remote_id != d->src_stream ||
+	    s->state == MRE_STREAM_DETACHED) {
+		c->ep->ctr.drop_stream++;
+		/* the requester must hear that its QP talks to nobody */
+		if (is_request(d->op) &&
+		    !mre_conn_cnak(c, d->src_stream, d->msn, MRE_SYN_NO_STREAM))
+			return MRE_SYN_NO_STREAM;
+		return MRE_SYN_NONE;
+	}
+	switch (d->op) {
+	case MRE_OP_SEND:
+	case MRE_OP_WRITE:
+	case MRE_OP_READ_REQ:
+	case MRE_OP_ATOMIC_REQ:
+		/* after a failed request nothing later on the stream executes */
+		if (s->state == MRE_STREAM_ERROR ||
+		    (s->rx_err && seq_ge(d->msn, s->rx_err_msn)))
+			return MRE_SYN_NONE;
+		if (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE)
+			return rx_write_send(c, s, tsn, pkt);
+		rx_rd_req(c, s, tsn, d);
+		return MRE_SYN_NONE;
+	case MRE_OP_READ_RESP:
+	case MRE_OP_ATOMIC_RESP:
+		if (s->state != MRE_STREAM_ERROR)
+			rx_response(c, s, pkt);
+		return MRE_SYN_NONE;
+	case MRE_OP_NAK:
+		c->ep->ctr.rx_nak++;
+		mre_stream_nak_rx(s, d->msn, d->syndrome);
+		return MRE_SYN_NONE;
+	}
+	return MRE_SYN_NONE;
+}
+
+static enum mre_status resp_status(u32 syn)
+{
+	return syn == MRE_SYN_REM_ACCESS ? MRE_ST_LOC_ACCESS : MRE_ST_LOC_LEN;
+}
+
+/* the responder side of a failed request: NAK it, fail the stream */
+static void fail_request(struct mre_stream *s, u32 msn, u32 syn)
+{
+	mre_stream_nak(s, msn, syn);
+	mre_stream_fail(s, resp_status(syn));
+}
+
+static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
+{
+	struct mre_rd_slot *r = &s->rs[rdsn % MRE_RD_SLOTS];
+	const struct mre_ops *ops = c->ep->ops;
+	struct mre_atomic a;
+	int e;
+
+	if (r->state != MRE_SLOT_ARRIVED)
+		return;
+	s->rs_tail = rdsn + 1;
+	r->state = MRE_SLOT_SENT;	/* until proven good */
+	if (r->op == MRE_OP_READ_REQ) {
+		e = ops->check_read(s, r->rkey, r->raddr, r->len);
+	} else {
+		a = (struct mre_atomic){
+			.aop = r->aop, .rkey = r->rkey, .raddr = r->raddr,
+			.swap_add = r->swap_add, .compare = r->compare,
+		};
+		e = ops->atomic(s, &a, &r->orig);
+	}
+	if (e != MRE_SYN_NONE) {
+		c->ep->ctr.drop_access++;
+		fail_request(s, r->msn, MRE_SYN_REM_ACCESS);
+		return;
+	}
+	r->state = MRE_SLOT_SENDING;
+	r->done = 0;
+	mre_conn_activate(c, s);
+}
+
+void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now)
+{
+	struct mre_gate *g = gate_of(c, tsn);
+	struct mre_recv_done rd;
+	struct mre_stream *s;
+	u8 kind = g->kind;
+
+	if (kind == MRE_GATE_NONE)
+		return;
+	g->kind = MRE_GATE_NONE;
+	s = c->ep->ops->stream(c, g->stream);
+	if (!s || s->conn != c || s->state == MRE_STREAM_ERROR ||
+	    s->state == MRE_STREAM_DETACHED)
+		return;
+	switch (kind) {
+	case MRE_GATE_RECV:
+		rd = (struct mre_recv_done){
+			.rsn = g->seq, .len = g->len, .imm = g->imm,
+			.op = g->op, .dflags = g->dflags, .status = MRE_ST_OK,
+		};
+		c->ep->ops->recv_done(s, &rd);
+		break;
+	case MRE_GATE_READ:
+	case MRE_GATE_ATOMIC:
+		gate_read(c, s, g->seq);
+		break;
+	case MRE_GATE_ERROR:
+		/* a receive it would have consumed completes in error too */
+		if (g->dflags & MRE_DF_RECV && g->op != MRE_SYN_REM_ACCESS) {
+			rd = (struct mre_recv_done){
+				.rsn = g->seq, .op = MRE_OP_SEND,
+				.status = MRE_ST_LOC_LEN,
+			};
+			c->ep->ops->recv_done(s, &rd);
+		}
+		fail_request(s, g->imm, g->op);
+		break;
+	}
+}
+
+void mre_conn_forget_stream(struct mre_conn *c, u32 id)
+{
+	u32 t;
+
+	/* unacknowledged TSNs of the stream still have to reach the peer */
+	for (t = c->tsn_una; t != c->tsn_next; t++) {
+		struct mre_txd *d = mre_txd_of(c, t);
+
+		if (d->stream != id || d->state == MRE_TXD_ACKED)
+			continue;
+		d->stream = 0;
+		d->op = MRE_OP_NOP;
+		d->len = 0;
+		d->offset = 0;
+		d->dflags = MRE_DF_FIRST | MRE_DF_LAST;
+	}
+	for (t = 0; t < c->wsize; t++)
+		if (c->gate[t].kind && c->gate[t].stream == id)
+			c->gate[t].kind = MRE_GATE_NONE;
+}

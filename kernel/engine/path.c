@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Paths: sequence, loss detection, RTT/RTO, health (see path.h).
+ *
+ * Timers of a path, and what starts them:
+ *   rto_at    armed when a PSN goes out with none outstanding, re-armed on
+ *             every ACK that settles something, cleared when nothing is
+ *             outstanding. Fires: everything outstanding is lost, the path
+ *             gets a new source port, SUSPECT, or FAILED after fail_rtos.
+ *   probe_at  armed while FAILED (not while its plane is down). Fires: a
+ *             PROBE on a fresh source port; the interval doubles up to
+ *             probe_max_ns. An ACK covering a probe makes the path GOOD.
+ *   ack_at    (receive side) the delayed-ACK deadline, see conn.c.
+ */
+#include "path.h"
+#include "cc.h"
+#include "conn.h"
+#include "ep.h"
+
+static const char *const health_names[] = {
+	[MRE_PATH_GOOD] = "good",
+	[MRE_PATH_SUSPECT] = "suspect",
+	[MRE_PATH_FAILED] = "failed",
+};
+
+const char *mre_path_health_name(u8 h)
+{
+	return h < MRE_ARRAY_SIZE(health_names) ? health_names[h] : "?";
+}
+
+/* a source port in the dynamic range, different from the current one */
+static u16 pick_port(struct mre_conn *c, u16 old)
+{
+	u16 port;
+
+	do {
+		port = 49152 + (u16)(c->ep->ops->random(c->ep) % 16384);
+	} while (port == old);
+	return port;
+}
+
+void mre_path_init(struct mre_path *p, struct mre_conn *c, u16 id, u64 now)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	mre_memset(p, 0, sizeof(*p));
+	p->id = id;
+	p->plane = id % c->nplanes;
+	p->src_port = pick_port(c, 0);
+	p->health = MRE_PATH_GOOD;
+	p->rto = cfg->rto_init_ns;
+	mre_win_init(&p->rx, p->rx_map, MRE_SACK_BITS, 0);
+	mre_cc_path_init(p, c);
+}
+
+static bool is_settled(const struct mre_path *p, u32 psn)
+{
+	return mre_bit(p->settled, psn & (MRE_PATH_RING - 1));
+}
+
+u32 mre_path_room(const struct mre_path *p)
+{
+	u32 w = p->cwnd >> MRE_FP, out = p->psn_next - p->psn_una;
+
+	if (p->health == MRE_PATH_FAILED || p->plane_down)
+		return 0;
+	if (!w)
+		w = 1;
+	if (p->inflight >= w || out >= MRE_PATH_MAX_OUT)
+		return 0;
+	return MRE_MIN(w - p->inflight, MRE_PATH_MAX_OUT - out);
+}
+
+bool mre_path_can_send(const struct mre_path *p)
+{
+	return mre_path_room(p) > 0;
+}
+
+u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
+{
+	u32 psn = p->psn_next++;
+
+	p->ring[psn & (MRE_PATH_RING - 1)] = tsn;
+	mre_bit_clear(p->settled, psn & (MRE_PATH_RING - 1));
+	p->inflight++;
+	c->inflight++;
+	p->st_tx++;
+	p->since_repath++;
+	if (!p->rto_at)
+		p->rto_at = now + p->rto;
+	return psn;
+}
+
+static void settle(struct mre_path *p, struct mre_conn *c, u32 psn)
+{
+	mre_bit_set(p->settled, psn & (MRE_PATH_RING - 1));
+	p->inflight--;
+	c->inflight--;
+}
+
+/* lost-fraction estimate, 1/65536 units, gain 1/64 */
+static void loss_sample(struct mre_path *p, bool lost)
+{
+	p->loss_ewma = p->loss_ewma - (p->loss_ewma >> 6) + (lost ? 1024 : 0);
+}
+
+static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn)
+{
+	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+
+	settle(p, c, psn);
+	if (tsn == MRE_PSN_PROBE)
+		return;
+	p->st_lost++;
+	loss_sample(p, true);
+	mre_conn_tsn_lost(c, tsn, p->id, psn);
+}
+
+static void advance_una(struct mre_path *p)
+{
+	while (p->psn_una != p->psn_next && is_settled(p, p->psn_una))
+		p->psn_una++;
+}
+
+static void rtt_sample(struct mre_path *p, const struct mre_config *cfg,
+		       const struct mre_pkt_ack *a, u64 now)
+{
+	s32 r = (s32)((u32)now - a->ts_echo - a->ack_delay);
+	u64 rtt, rto;
+
+	if (r <= 0)
+		r = 1;
+	rtt = (u64)r;
+	if (!p->srtt) {
+		p->srtt = rtt;
+		p->rttvar = rtt / 2;
+		p->min_rtt = rtt;
+	} else {
+		u64 d = p->srtt > rtt ? p->srtt - rtt : rtt - p->srtt;
+
+		p->rttvar = p->rttvar - p->rttvar / 4 + d / 4;
+		p->srtt = p->srtt - p->srtt / 8 + rtt / 8;
+		if (rtt < p->min_rtt)
+			p->min_rtt = rtt;
+	}
+	rto = p->srtt + 4 * p->rttvar;
+	p->rto = rto < cfg->rto_min_ns ? cfg->rto_min_ns :
+		 rto > cfg->rto_max_ns ? cfg->rto_max_ns : rto;
+}
+
+static void recovered(struct mre_path *p, struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	p->health = MRE_PATH_GOOD;
+	p->n_rto = 0;
+	p->probe_at = 0;
+	p->cwnd = cfg->init_cwnd << MRE_FP;
+	p->ssthresh = cfg->max_cwnd << MRE_FP;
+	p->win_cut = false;
+	p->win_end = p->psn_next;
+	p->loss_ewma = 0;
+	c->ep->ctr.path_recovered++;
+	mre_conn_path_event(c, p);
+}
+
+/* average loss over the connection's other usable paths, 1/65536 units */
+static u32 others_loss(const struct mre_conn *c, const struct mre_path *p)
+{
+	u64 sum = 0;
+	u32 i, n = 0;
+
+	for (i = 0; i < c->npaths; i++) {
+		if (&c->paths[i] == p || c->paths[i].health == MRE_PATH_FAILED)
+			continue;
+		sum += c->paths[i].loss_ewma;
+		n++;
+	}
+	return n ? (u32)(sum / n) : 0;
+}
+
+/* move off a path that loses far more than its siblings */
+static void check_repath(struct mre_path *p, struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+	u32 avg, lim = cfg->repath_loss_pct * 65536u / 100;
+
+	if (!cfg->repath_loss_pct || p->since_repath < 128 || p->loss_ewma < lim)
+		return;
+	avg = others_loss(c, p);
+	if (c->npaths > 1 && (u64)p->loss_ewma < (u64)avg * cfg->repath_factor)
+		return;
+	mre_path_repath(p, c);
+	p->loss_ewma = avg;
+}
+
+void mre_path_ack(struct mre_path *p, struct mre_conn *c,
+		  const struct mre_pkt *pkt, u64 now)
+{
+	const struct mre_pkt_ack *a = &pkt->ack;
+	const struct mre_config *cfg = &c->ep->cfg;
+	u32 psn, acked = 0, lost = 0, ce, end;
+	bool probe_acked = false;
+	u32 i;
+
+	if (seq_gt(a->psn_cum, p->psn_next)) {
+		c->ep->ctr.drop_ack++;	/* acknowledges PSNs never sent */
+		return;
+	}
+	/* everything below psn_cum arrived; the SACK bits cover the rest */
+	end = seq_lt(a->psn_cum, p->psn_una) ? p->psn_una : a->psn_cum;
+	for (psn = p->psn_una; psn != end; psn++) {
+		if (is_settled(p, psn))
+			continue;
+		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
+			probe_acked = true;
+		settle(p, c, psn);
+		loss_sample(p, false);
+		acked++;
+		if (p->ring[psn & (MRE_PATH_RING - 1)] != MRE_PSN_PROBE)
+			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
+					     p->id, psn, pkt, now);
+	}
+	if (seq_gt(a->psn_cum, p->psn_fack))
+		p->psn_fack = a->psn_cum;
+	for (i = 0; i < MRE_SACK_BITS; i++) {
+		u32 w = a->sack[i / 32];
+
+		if (!w) {
+			i |= 31;
+			continue;
+		}
+		if (!(w >> (i % 32) & 1))
+			continue;
+		psn = a->psn_cum + 1 + i;
+		if (seq_ge(psn, p->psn_next))
+			break;
+		if (seq_gt(psn + 1, p->psn_fack))
+			p->psn_fack = psn + 1;
+		if (seq_lt(psn, p->psn_una) || is_settled(p, psn))
+			continue;
+		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
+			probe_acked = true;
+		settle(p, c, psn);
+		loss_sample(p, false);
+		acked++;
+		if (p->ring[psn & (MRE_PATH_RING - 1)] != MRE_PSN_PROBE)
+			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
+					     p->id, psn, pkt, now);
+	}
+	/* FACK: unsettled and reorder PSNs below the highest SACKed: lost */
+	for (psn = p->psn_una; seq_lt(psn + c->reorder, p->psn_fack); psn++) {
+		if (is_settled(p, psn))
+			continue;
+		settle_lost(p, c, psn);
+		c->ep->ctr.loss_fast++;
+		lost++;
+	}
+	advance_una(p);
+
+	ce = a->ce_count - p->ce_echo;
+	p->ce_echo = a->ce_count;
+	if (ce > 1u << 30)
+		ce = 0;		/* went backwards: a reordered older ACK */
+	p->st_ce += ce;
+	if (acked) {
+		rtt_sample(p, cfg, a, now);
+		p->st_acked += acked;
+		if (p->health == MRE_PATH_FAILED ? probe_acked :
+		    p->health == MRE_PATH_SUSPECT)
+			recovered(p, c);
+		p->n_rto = 0;
+	}
+	if (p->health != MRE_PATH_FAILED) {
+		mre_cc_path_ack(p, c, acked, lost, ce);
+		if (lost)
+			check_repath(p, c);
+	}
+	if (!p->inflight)
+		p->rto_at = 0;
+	else if (acked)
+		p->rto_at = now + p->rto;
+}
+
+void mre_path_repath(struct mre_path *p, struct mre_conn *c)
+{
+	p->src_port = pick_port(c, p->src_port);
+	p->since_repath = 0;
+	p->st_repath++;
+	c->ep->ctr.path_repath++;
+	mre_conn_path_event(c, p);
+}
+
+static void settle_all_lost(struct mre_path *p, struct mre_conn *c)
+{
+	u32 psn;
+
+	for (psn = p->psn_una; psn != p->psn_next; psn++)
+		if (!is_settled(p, psn)) {
+			settle_lost(p, c, psn);
+			c->ep->ctr.loss_rto++;
+		}
+	p->psn_una = p->psn_next;
+	p->rto_at = 0;
+}
+
+void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	settle_all_lost(p, c);
+	if (p->health != MRE_PATH_FAILED) {
+		p->health = MRE_PATH_FAILED;
+		c->ep->ctr.path_failed++;
+		p->probe_ivl = cfg->probe_min_ns;
+	}
+	p->probe_at = p->plane_down ? 0 : now + p->probe_ivl;
+	if (!p->plane_down)
+		mre_path_repath(p, c);
+	else
+		mre_conn_path_event(c, p);
+}
+
+static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	c->ep->ctr.rto++;
+	p->n_rto++;
+	settle_all_lost(p, c);
+	mre_cc_path_rto(p, c);
+	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
+	if (p->n_rto >= cfg->fail_rtos) {
+		mre_path_fail(p, c, now);
+		return;
+	}
+	p->health = MRE_PATH_SUSPECT;
+	mre_path_repath(p, c);
+}
+
+void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+
+	if (p->rto_at && now >= p->rto_at) {
+		if (p->health == MRE_PATH_FAILED)
+			settle_all_lost(p, c);	/* an unanswered probe */
+		else
+			path_rto(p, c, now);
+	}
+	if (p->probe_at && now >= p->probe_at &&
+	    p->health == MRE_PATH_FAILED && !p->plane_down) {
+		settle_all_lost(p, c);
+		mre_path_repath(p, c);
+		mre_conn_send_probe(c, p, now);
+		p->probe_ivl = MRE_MIN(p->probe_ivl * 2, cfg->probe_max_ns);
+		p->probe_at = now + p->probe_ivl;
+	}
+}
+
+u64 mre_path_deadline(const struct mre_path *p)
+{
+	u64 d = 0;
+
+	if (p->rto_at)
+		d = p->rto_at;
+	if (p->probe_at && (!d || p->probe_at < d))
+		d = p->probe_at;
+	if (p->ack_at && (!d || p->ack_at < d))
+		d = p->ack_at;
+	return d;
+}
+
+enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
+			     u32 ts, bool ce, u64 now, bool *gap)
+{
+	enum mre_win_res r;
+	u32 adv;
+
+	/* the sender has settled everything below path_una: stop waiting */
+	if (seq_gt(path_una, p->rx.base) &&
+	    seq_le(path_una - p->rx.base, 1u << 30))
+		mre_win_skip(&p->rx, path_una);
+	r = mre_win_mark(&p->rx, psn, &adv);
+	*gap = false;
+	if (r == MRE_WIN_AHEAD)
+		return r;
+	p->st_rx++;
+	if (ce)
+		p->rx_ce++;
+	p->rx_ts = ts;
+	p->rx_ts_at = now;
+	p->rx_unacked++;
+	/* out of order, or a hole just filled: tell the sender at once */
+	*gap = r == MRE_WIN_DUP || p->rx.base != psn + 1;
+	return r;
+}

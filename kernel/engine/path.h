@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Paths: the first-class lanes of a connection.
+ *
+ * A path is a UDP source port (the ECMP entropy the fabric hashes on) on one
+ * plane. The port may be replaced at any time ("repath") without touching
+ * the path's sequence: a path id names the lane, the port only steers it.
+ * Each path keeps, per direction:
+ *
+ *   transmit  psn_next / psn_una and a ring from PSN to the TSN it carried;
+ *             a PSN is "settled" once SACKed or declared lost. Loss: a PSN
+ *             still unsettled when a PSN reorder_pkts later is SACKed
+ *             (FACK), or everything unsettled when the path's RTO fires.
+ *   receive   a 256-bit window of PSNs seen (the SACK returned in ACKs), the
+ *             CE-marked count, the newest timestamp for RTT echo.
+ *   control   RTT (srtt/rttvar, RFC 6298 gains), RTO with backoff, a
+ *             DCTCP-style window, and health: GOOD, SUSPECT (has timed out
+ *             since its last ACK), FAILED (fail_rtos timeouts in a row:
+ *             no data, probed with backoff until a probe is ACKed).
+ */
+#ifndef MRE_PATH_H
+#define MRE_PATH_H
+
+#include "mre_types.h"
+#include "sack.h"
+#include "wire.h"
+
+struct mre_conn;
+struct mre_config;
+
+#define MRE_PATH_RING		MRE_SACK_BITS	/* PSNs outstanding, at most ... */
+#define MRE_PATH_MAX_OUT	(MRE_PATH_RING - 1)	/* ... this many */
+#define MRE_PSN_PROBE		0xffffffffu	/* ring entry: a probe, no TSN */
+#define MRE_FP			8		/* windows are packets << MRE_FP */
+#define MRE_ALPHA_ONE		1024		/* DCTCP alpha fixed point */
+
+enum mre_path_health {
+	MRE_PATH_GOOD,
+	MRE_PATH_SUSPECT,
+	MRE_PATH_FAILED,
+};
+
+struct mre_path {
+	u16 id;
+	u16 plane;
+	u16 src_port;
+	u8 health;
+	u8 n_rto;		/* consecutive RTOs without an ACK in between */
+	bool plane_down;	/* the embedder said the plane is down */
+
+	/* transmit */
+	u32 psn_next;
+	u32 psn_una;		/* lowest unsettled PSN */
+	u32 psn_fack;		/* one past the highest PSN SACKed */
+	u32 inflight;		/* unsettled PSNs */
+	u32 ring[MRE_PATH_RING];	/* PSN -> TSN (or MRE_PSN_PROBE) */
+	u32 settled[MRE_PATH_RING / 32];
+
+	/* congestion (cc.c) */
+	u32 cwnd;		/* packets << MRE_FP */
+	u32 ssthresh;		/* packets << MRE_FP */
+	u32 alpha;		/* DCTCP estimate of the marked fraction */
+	u32 ce_echo;		/* last ce_count the peer reported */
+	u32 win_end;		/* PSN that closes the current RTT window */
+	u32 win_acked;
+	u32 win_ce;
+	bool win_cut;		/* window already cut in this RTT window */
+	u32 loss_ewma;		/* lost fraction, 1/65536, gain 1/64 */
+	u32 since_repath;	/* packets sent since the last repath */
+
+	/* timing */
+	u64 srtt;
+	u64 rttvar;
+	u64 rto;
+	u64 min_rtt;
+	u64 rto_at;		/* RTO deadline; 0: not armed */
+	u64 probe_at;		/* next probe of a FAILED path; 0: none */
+	u64 probe_ivl;
+
+	/* receive (the peer's path with the same id) */
+	struct mre_win rx;
+	u32 rx_map[MRE_SACK_WORDS];
+	u32 rx_ce;
+	u32 rx_ts;
+	u64 rx_ts_at;
+	u32 rx_unacked;
+	u64 ack_at;		/* delayed ACK deadline; 0: none */
+
+	/* statistics (debugfs / simulator reports) */
+	u64 st_tx;
+	u64 st_retx;
+	u64 st_lost;
+	u64 st_acked;
+	u64 st_ce;
+	u64 st_repath;
+	u64 st_rx;
+};
+
+void mre_path_init(struct mre_path *p, struct mre_conn *c, u16 id, u64 now);
+/* may a data packet go out on @p now? (health, window, SACK window) */
+bool mre_path_can_send(const struct mre_path *p);
+/* room left in the window, in packets (0 when it cannot send) */
+u32 mre_path_room(const struct mre_path *p);
+/* record that @tsn goes out as the next PSN of @p; returns that PSN */
+u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now);
+/* process the path part of an ACK for @p */
+void mre_path_ack(struct mre_path *p, struct mre_conn *c,
+		  const struct mre_pkt *pkt, u64 now);
+/* RTO / probe timers */
+void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
+/* give @p a new source port (keeps its sequence) */
+void mre_path_repath(struct mre_path *p, struct mre_conn *c);
+/* declare @p failed: settle everything it has out as lost, start probing */
+void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now);
+/* earliest timer of @p (0: none) */
+u64 mre_path_deadline(const struct mre_path *p);
+
+/* receive side: a sequenced packet (DATA or PROBE) arrived on @p */
+enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
+			     u32 ts, bool ce, u64 now, bool *gap);
+
+const char *mre_path_health_name(u8 h);
+
+#endif /* MRE_PATH_H */

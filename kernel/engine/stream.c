@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Streams: segmentation of messages into packets, read/atomic slots,
+ * in-order send completions (see stream.h).
+ */
+#include "stream.h"
+#include "conn.h"
+#include "engine.h"
+
+void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
+		       const struct mre_stream_attr *a)
+{
+	mre_memset(s, 0, sizeof(*s));
+	mre_list_init(&s->node);
+	s->conn = c;
+	s->id = a->id;
+	s->remote_id = a->remote_id;
+	s->mtu = MRE_MAX(256u, MRE_MIN(a->mtu, (u32)MRE_MAX_PAYLOAD));
+	s->max_rd = (u8)MRE_MAX(1u, MRE_MIN(a->max_rd, (u32)MRE_RD_SLOTS));
+	s->rnr_retry = (u8)MRE_MIN(a->rnr_retry, 7u);
+	s->rnr_left = s->rnr_retry;
+	s->rnr_delay = a->rnr_delay_ns;
+	s->state = MRE_STREAM_ACTIVE;
+	mre_list_add_tail(&s->anode, &c->attached);
+	c->nstreams++;
+}
+
+void mre_stream_detach(struct mre_stream *s)
+{
+	struct mre_conn *c = s->conn;
+
+	if (!c)
+		return;
+	mre_list_del(&s->node);
+	mre_list_del(&s->anode);
+	c->nstreams--;
+	/* nothing in the connection may name this stream any more */
+	mre_conn_forget_stream(c, s->id);
+	s->state = MRE_STREAM_DETACHED;
+	s->conn = NULL;
+}
+
+void mre_stream_kick(struct mre_stream *s)
+{
+	if (s->conn && s->state == MRE_STREAM_ACTIVE)
+		mre_conn_activate(s->conn, s);
+}
+
+void mre_stream_stop(struct mre_stream *s)
+{
+	if (s->state == MRE_STREAM_ACTIVE)
+		s->state = MRE_STREAM_STOPPED;
+}
+
+void mre_stream_fail(struct mre_stream *s, enum mre_status st)
+{
+	struct mre_conn *c = s->conn;
+
+	if (s->state == MRE_STREAM_ERROR || s->state == MRE_STREAM_DETACHED)
+		return;
+	s->state = MRE_STREAM_ERROR;
+	c->ep->ctr.msg_err++;
+	c->ep->ops->stream_error(s, st);
+}
+
+void mre_stream_nak(struct mre_stream *s, u32 msn, u32 syn)
+{
+	s->nak_pending = true;
+	s->nak_msn = msn;
+	s->nak_syn = syn;
+	mre_conn_activate(s->conn, s);
+}
+
+bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq)
+{
+	if (s->rnr_ack == ack_seq)
+		return true;		/* this ACK was counted already */
+	s->rnr_ack = ack_seq;
+	if (s->rnr_retry == 7)
+		return true;
+	if (!s->rnr_left)
+		return false;
+	s->rnr_left--;
+	return true;
+}
+
+static void txd_set(struct mre_txd *d, const struct mre_stream *s, u8 op,
+		    u32 msn, u32 off, u32 len, u8 dflags, u32 seq)
+{
+	d->stream = s->id;
+	d->op = op;
+	d->msn = msn;
+	d->offset = off;
+	d->len = (u16)len;
+	d->dflags = dflags;
+	d->seq = seq;
+}
+
+/* the next response packet (READ data or ATOMIC result), in rdsn order */
+static bool resp_next(struct mre_stream *s, struct mre_txd *d)
+{
+	while (s->rs_head != s->rs_tail) {
+		u32 rdsn = s->rs_head;
+		struct mre_rd_slot *r = &s->rs[rdsn % MRE_RD_SLOTS];
+		u32 len;
+		u8 fl;
+
+		if (r->state != MRE_SLOT_SENDING) {
+			s->rs_head++;	/* refused at the gate: nothing to send */
+			continue;
+		}
+		if (r->op == MRE_OP_ATOMIC_REQ) {
+			txd_set(d, s, MRE_OP_ATOMIC_RESP, r->msn, 0, 0,
+				MRE_DF_FIRST | MRE_DF_LAST, rdsn);
+			r->state = MRE_SLOT_SENT;
+			s->rs_head++;
+			return true;
+		}
+		len = MRE_MIN(s->mtu, r->len - r->done);
+		fl = r->done ? 0 : MRE_DF_FIRST;
+		if (r->done + len == r->len)
+			fl |= MRE_DF_LAST;
+		txd_set(d, s, MRE_OP_READ_RESP, r->msn, r->done, len, fl, rdsn);
+		r->done += len;
+		if (fl & MRE_DF_LAST) {
+			r->state = MRE_SLOT_SENT;
+			s->rs_head++;
+		}
+		return true;
+	}
+	return false;
+}
+
+/* start WQE tx_msn if it is posted and may start now */
+static bool req_start(struct mre_stream *s)
+{
+	struct mre_ep *ep = s->conn->ep;
+	struct mre_wqe *w = &s->cur;
+
+	if (!ep->ops->sq_get(s, s->tx_msn, w))
+		return false;
+	if (w->flags & MRE_WQE_FENCE && s->rd_comp != s->tx_rdsn)
+		return false;		/* wait for earlier READ/ATOMIC */
+	switch (w->op) {
+	case MRE_OP_READ_REQ:
+	case MRE_OP_ATOMIC_REQ: {
+		struct mre_rd_slot *r;
+
+		if (s->tx_rdsn - s->rd_comp >= s->max_rd)
+			return false;	/* initiator depth reached */
+		s->cur_seq = s->tx_rdsn++;
+		r = &s->rq[s->cur_seq % MRE_RD_SLOTS];
+		mre_memset(r, 0, sizeof(*r));
+		r->msn = s->tx_msn;
+		r->len = w->op == MRE_OP_ATOMIC_REQ ? 8 : w->len;
+		r->op = w->op;
+		r->state = MRE_SLOT_WAIT;
+		break;
+	}
+	case MRE_OP_SEND:
+		s->cur_seq = s->tx_rsn++;
+		break;
+	case MRE_OP_WRITE:
+		s->cur_seq = w->flags & MRE_WQE_IMM ? s->tx_rsn++ : 0;
+		break;
+	default:
+		return false;		/* the embedder validates ops at post */
+	}
+	s->tx_busy = true;
+	s->tx_off = 0;
+	return true;
+}
+
+static bool req_next(struct mre_stream *s, struct mre_txd *d)
+{
+	const struct mre_wqe *w = &s->cur;
+	u32 len = 0;
+	u8 fl;
+
+	if (s->state != MRE_STREAM_ACTIVE || s->err)
+		return false;
+	if (!s->tx_busy && !req_start(s))
+		return false;
+	fl = s->tx_off ? 0 : MRE_DF_FIRST;
+	switch (w->op) {
+	case MRE_OP_SEND:
+	case MRE_OP_WRITE:
+		len = MRE_MIN(s->mtu, w->len - s->tx_off);
+		if (s->tx_off + len == w->len)
+			fl |= MRE_DF_LAST | (w->flags & MRE_WQE_SOLICIT ?
+					     MRE_DF_SOLICIT : 0);
+		if (w->flags & MRE_WQE_IMM)
+			fl |= MRE_DF_IMM | MRE_DF_RECV;
+		if (w->op == MRE_OP_SEND)
+			fl |= MRE_DF_RECV;
+		break;
+	default:
+		fl |= MRE_DF_LAST;
+	}
+	txd_set(d, s, w->op, s->tx_msn, s->tx_off, len, fl, s->cur_seq);
+	s->tx_off += len;
+	if (fl & MRE_DF_LAST) {
+		s->tx_busy = false;
+		s->tx_msn++;
+		s->conn->ep->ctr.msg_sent++;
+	}
+	return true;
+}
+
+bool mre_stream_next(struct mre_stream *s, struct mre_txd *d)
+{
+	if (s->nak_pending) {
+		txd_set(d, s, MRE_OP_NAK, s->nak_msn, 0, 0,
+			MRE_DF_FIRST | MRE_DF_LAST, s->nak_syn);
+		s->nak_pending = false;
+		return true;
+	}
+	if (s->state == MRE_STREAM_ERROR || s->state == MRE_STREAM_DETACHED)
+		return false;
+	/* responses and requests take turns */
+	if (s->tx_resp) {
+		if (req_next(s, d)) {
+			s->tx_resp = false;
+			return true;
+		}
+		return resp_next(s, d);
+	}
+	if (resp_next(s, d)) {
+		s->tx_resp = true;
+		return true;
+	}
+	return req_next(s, d);
+}
+
+void mre_stream_msg_acked(struct mre_stream *s, u32 msn)
+{
+	if (seq_ge(msn + 1, s->acked_msn))
+		s->acked_msn = msn + 1;
+	s->rnr_left = s->rnr_retry;
+	mre_stream_complete(s);
+}
+
+static enum mre_status nak_status(u32 syn)
+{
+	switch (syn) {
+	case MRE_SYN_REM_ACCESS:
+		return MRE_ST_REM_ACCESS;
+	case MRE_SYN_REM_INV_REQ:
+		return MRE_ST_REM_INV_REQ;
+	case MRE_SYN_NO_STREAM:
+		return MRE_ST_RETRY_EXC;
+	default:
+		return MRE_ST_REM_OP;
+	}
+}
+
+void mre_stream_complete(struct mre_stream *s)
+{
+	const struct mre_ops *ops = s->conn->ep->ops;
+	bool freed = false;
+
+	while (s->state != MRE_STREAM_ERROR && s->state != MRE_STREAM_DETACHED) {
+		u32 msn = s->comp_msn;
+
+		if (s->err && msn == s->err_msn) {
+			ops->send_done(s, msn, nak_status(s->err_st));
+			s->comp_msn++;
+			mre_stream_fail(s, nak_status(s->err_st));
+			return;
+		}
+		if (msn == s->acked_msn)
+			break;
+		if (s->rd_comp != s->tx_rdsn &&
+		    s->rq[s->rd_comp % MRE_RD_SLOTS].msn == msn) {
+			struct mre_rd_slot *r = &s->rq[s->rd_comp % MRE_RD_SLOTS];
+
+			if (r->state != MRE_SLOT_DONE)
+				break;
+			r->state = MRE_SLOT_FREE;
+			s->rd_comp++;
+			freed = true;
+		}
+		s->comp_msn++;
+		ops->send_done(s, msn, MRE_ST_OK);
+	}
+	if (freed)
+		mre_stream_kick(s);	/* a READ/ATOMIC or fence may go now */
+}
+
+void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
+{
+	if (!s->err || seq_lt(msn, s->err_msn)) {
+		s->err = true;
+		s->err_msn = msn;
+		s->err_st = (u8)syn;
+	}
+	mre_stream_complete(s);
+}

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Streams: one ordered RC message stream (a QP) on a connection.
+ *
+ * A stream holds only cursors and a few fixed slots; the WQEs stay in the
+ * embedder's queues and are read through mre_ops.sq_get() whenever a packet
+ * is built or rebuilt. Message sequence numbers (msn) count the stream's send
+ * WQEs from 0 at attach; rsn counts those that consume a receive WQE at the
+ * peer (SEND, WRITE with immediate); rdsn counts READs and ATOMICs, which
+ * also name a slot (rdsn % MRE_RD_SLOTS) on both sides:
+ *
+ *   requester slot  how much of the response has been placed;
+ *   responder slot  the request's parameters, kept until the response has
+ *                   been generated (READ data is read from the MR again if
+ *                   a response packet must be resent; an ATOMIC's original
+ *                   value is kept, so an ATOMIC is executed exactly once).
+ *
+ * The requester never has more than max_rd (<= MRE_RD_SLOTS) of them out,
+ * so a responder slot is never reused while its response is still needed.
+ */
+#ifndef MRE_STREAM_H
+#define MRE_STREAM_H
+
+#include "mre_types.h"
+#include "list.h"
+#include "ep.h"
+
+struct mre_conn;
+struct mre_txd;
+
+#define MRE_RD_SLOTS 16
+
+enum mre_stream_state {
+	MRE_STREAM_DETACHED = 0,
+	MRE_STREAM_ACTIVE,	/* sends requests and responses */
+	MRE_STREAM_STOPPED,	/* embedder stopped it: responses and NAKs only */
+	MRE_STREAM_ERROR,	/* failed: only a pending NAK still goes out */
+};
+
+enum mre_slot_state {
+	MRE_SLOT_FREE = 0,
+	MRE_SLOT_WAIT,		/* requester: response outstanding */
+	MRE_SLOT_DONE,		/* requester: response complete */
+	MRE_SLOT_ARRIVED,	/* responder: request accepted, gate not passed */
+	MRE_SLOT_SENDING,	/* responder: response being generated */
+	MRE_SLOT_SENT,		/* responder: response fully generated */
+};
+
+struct mre_rd_slot {
+	u32 msn;		/* the requester's message */
+	u32 len;
+	u32 done;		/* requester: bytes placed; responder: bytes generated */
+	u32 rkey;		/* responder */
+	u64 raddr;		/* responder */
+	u64 swap_add;		/* responder (atomic) */
+	u64 compare;		/* responder (atomic) */
+	u64 orig;		/* responder: the atomic's result */
+	u8 op;			/* MRE_OP_READ_REQ or MRE_OP_ATOMIC_REQ */
+	u8 aop;
+	u8 state;		/* enum mre_slot_state */
+	u8 seen;		/* requester: a response packet arrived */
+};
+
+struct mre_stream {
+	struct mre_conn *conn;
+	struct mre_list node;	/* on conn->active while it has work */
+	struct mre_list anode;	/* on conn->attached */
+	u32 id;
+	u32 remote_id;
+	u32 mtu;
+	u8 state;
+	u8 max_rd;
+	u8 rnr_retry;		/* 7: forever */
+	u8 rnr_left;
+	u64 rnr_delay;
+	u32 rnr_ack;		/* conn ack_seq when an RNR was last counted */
+
+	/* requester */
+	u32 tx_msn;		/* message being sent (or next) */
+	u32 tx_off;		/* bytes of it sent */
+	bool tx_busy;		/* cur is WQE tx_msn and has been started */
+	bool tx_resp;		/* alternate: last packet was a response */
+	struct mre_wqe cur;
+	u32 cur_seq;		/* its rsn or rdsn */
+	u32 tx_rsn;
+	u32 tx_rdsn;
+	u32 acked_msn;		/* messages before this fully accepted */
+	u32 comp_msn;		/* next to complete */
+	u32 rd_comp;		/* oldest rdsn not completed */
+	struct mre_rd_slot rq[MRE_RD_SLOTS];
+	bool err;		/* a NAK came for err_msn */
+	u8 err_st;
+	u32 err_msn;
+
+	/* responder */
+	struct mre_rd_slot rs[MRE_RD_SLOTS];
+	u32 rs_head;		/* oldest rdsn whose response is not fully generated */
+	u32 rs_tail;		/* next rdsn the gate will start */
+	bool rx_err;		/* requests from rx_err_msn on are discarded */
+	u32 rx_err_msn;
+	bool nak_pending;
+	u32 nak_msn;
+	u32 nak_syn;
+};
+
+/* build the next new packet of @s into @d (TSN not yet set); false: none */
+bool mre_stream_next(struct mre_stream *s, struct mre_txd *d);
+/* all TSNs of message @msn (a request) are accepted */
+void mre_stream_msg_acked(struct mre_stream *s, u32 msn);
+/* run in-order send completions as far as possible */
+void mre_stream_complete(struct mre_stream *s);
+/* fail @s: tell the embedder once */
+void mre_stream_fail(struct mre_stream *s, enum mre_status st);
+/* @s was refused with RNR in ACK number @ack_seq; false when retries are used up */
+bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq);
+/* the responder NAKed our message @msn */
+void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn);
+/* queue a NAK for message @msn of the peer and make @s send it */
+void mre_stream_nak(struct mre_stream *s, u32 msn, u32 syn);
+
+#endif /* MRE_STREAM_H */
