@@ -43,6 +43,8 @@ int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->page_size_cap = PAGE_SIZE;
 	attr->max_pd = MROCE_MAX_PD;
 	attr->max_pkeys = 1;
+	/* `rdma link delete` is how a soft device is removed */
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
 
@@ -70,12 +72,16 @@ int mroce_query_port(struct ib_device *ibdev, u32 port_num,
 	attr->max_msg_sz = 1U << 31;
 	attr->max_vl_num = 1;
 
+	/* fails once the netdev is unregistering: keep the defaults then */
 	err = ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
 			       &attr->active_width);
-	if (err)
+	if (err) {
 		mroce_dbg_dev(mdev, "no link speed from %s: %d\n", ndev->name,
 			      err);
-	return err;
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+	return 0;
 }
 
 int mroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,

@@ -1,0 +1,62 @@
+# shellcheck shell=bash
+# Common settings of the guest rig. Source it; do not run it.
+# Everything lives under $LAB (default scripts/vm); scratch folders are
+# git-ignored.
+LAB=${LAB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+ROOT=${ROOT:-$(cd "$LAB/../.." && pwd)}       # the project
+CACHE=${CACHE:-$LAB/cache}          # downloaded .debs (guest packages, linux-source)
+STAGE=${STAGE:-$LAB/stage}          # their contents, unpacked (not installed)
+BUILD=${BUILD:-$LAB/build}          # vmlinux, initramfs images
+RUNS=${RUNS:-$LAB/runs}             # one folder per guest run
+TIMINGS=${TIMINGS:-$LAB/timings.log}
+
+# Guest kernel ABI name (e.g. 6.1.0-57-amd64): see scripts/kver.sh
+KVER=${KVER:-$("$ROOT/scripts/kver.sh")}
+
+# Packages unpacked into the guest (besides the kernel image). Libraries
+# that are missing here are taken from the host (same Debian release).
+GUEST_PKGS=${GUEST_PKGS:-"busybox-static bash libtinfo6 iproute2 kmod iputils-ping
+  rdma-core ibverbs-providers ibverbs-utils libibverbs1 librdmacm1 rdmacm-utils perftest
+  libnl-3-200 libnl-route-3-200 libibumad3 libpci3
+  libbpf1 libelf1 libmnl0 libcap2 libxtables12 libtirpc3 libdb5.3 libbsd0 libmd0
+  libkmod2 liblzma5 libzstd1 libssl3 libselinux1 libpcre2-8-0 zlib1g libtirpc-common"}
+
+# Optional image variant with python3 + pyverbs (RIG_PYTHON=1): for rdma-core's
+# own test suite later. It makes the image larger and the boot slower.
+PY_PKGS=${PY_PKGS:-"python3-pyverbs python3.11 python3.11-minimal libpython3.11-stdlib
+  libpython3.11-minimal libexpat1 libffi8 libsqlite3-0 libncursesw6 libreadline8
+  libuuid1 libbz2-1.0 libcrypt1 libgdbm6 media-types"}
+
+# Kernel modules packed into the guest (dependencies are added by
+# modprobe --show-depends). Modules loaded only via request_module (crypto
+# algorithms) must be named. udp_tunnel/ip6_udp_tunnel/ib_core are what
+# mroce.ko needs, ib_uverbs/rdma_ucm/ib_umad the userspace side.
+GUEST_MODULES=${GUEST_MODULES:-"ib_core ib_uverbs rdma_ucm ib_umad rdma_rxe udp_tunnel ip6_udp_tunnel
+  veth dummy sch_netem virtio_pci 9pnet_virtio 9p
+  crc32_generic crc32_pclmul crc32c_generic crc32c_intel"}
+
+# Host tools needed by the rig
+HOST_PKGS=${HOST_PKGS:-"qemu-system-x86 cpio kmod zstd xz-utils binutils"}
+
+APT_GET=${APT_GET:-"apt-get -o DPkg::Lock::Timeout=900 -q"}
+
+tlog() {  # tlog STEP SECONDS [note]: append one timing line and echo it
+  mkdir -p "$(dirname "$TIMINGS")"
+  printf '%s\t%-24s\t%8.2f s\t%s\n' "$(date -u +%FT%TZ)" "$1" "$2" "${3:-}" | tee -a "$TIMINGS" >&2
+}
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.2f", b-a}'; }
+
+# apt_download PKG...: .debs into the current folder; if that fails (stale
+# or empty package lists), refresh the lists once and retry
+apt_download() {
+  local out rc
+  out=$($APT_GET download "$@" 2>&1); rc=$?
+  if [ $rc -ne 0 ]; then
+    echo "apt-get download failed; refreshing package lists and retrying" >&2
+    $APT_GET update >/dev/null 2>&1
+    out=$($APT_GET download "$@" 2>&1); rc=$?
+  fi
+  printf '%s\n' "$out" | grep -vE '^(Get:|Fetched|W: Download is performed unsandboxed)' >&2 || true
+  return $rc
+}

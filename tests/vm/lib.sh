@@ -1,0 +1,68 @@
+# shellcheck shell=bash
+# Guest-side helpers for mroce's VM tests; source it from a test run by
+# scripts/vm/run-guest.sh -P (the share, /mnt/host, holds our build outputs).
+#
+#   mroce_install        mroce.ko into /lib/modules/$(uname -r)/extra + depmod
+#                        (so `modprobe mroce` and autoload by `rdma link add`
+#                        work), the provider into libibverbs' provider folder
+#                        and mroce.driver into /etc/libibverbs.d/
+#   t_ok DESC CMD...     run CMD; "ok - DESC" or "not ok - DESC" + its output
+#   t_fail DESC CMD...   the same, expecting CMD to fail
+#   t_wait SECS CMD...   retry CMD every 0.1 s for up to SECS; its status
+#   t_done               print "N passed, N failed"; status 1 if any failed
+MROCE_SHARE=${MROCE_SHARE:-/mnt/host}
+T_PASS=0
+T_FAIL=0
+export PATH=$MROCE_SHARE:$PATH
+
+mroce_install() {
+	local kdir=/lib/modules/$(uname -r)/extra
+	local pdir=/usr/lib/x86_64-linux-gnu/libibverbs
+
+	mkdir -p "$kdir" "$pdir" /etc/libibverbs.d || return 1
+	cp "$MROCE_SHARE/mroce.ko" "$kdir/" || return 1
+	depmod -a || return 1
+	cp "$MROCE_SHARE/libmroce-rdmav34.so" "$pdir/" || return 1
+	cp "$MROCE_SHARE/mroce.driver" /etc/libibverbs.d/ || return 1
+}
+
+t_ok() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "ok - $desc"
+		T_PASS=$((T_PASS + 1))
+	else
+		echo "not ok - $desc"
+		printf '%s\n' "$out" | tail -25 | sed 's/^/#   /'
+		T_FAIL=$((T_FAIL + 1))
+	fi
+}
+
+t_fail() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "not ok - $desc (succeeded)"
+		printf '%s\n' "$out" | tail -10 | sed 's/^/#   /'
+		T_FAIL=$((T_FAIL + 1))
+	else
+		echo "ok - $desc"
+		T_PASS=$((T_PASS + 1))
+	fi
+}
+
+t_wait() {
+	local secs=$1 i
+	shift
+	for ((i = 0; i < secs * 10; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+t_done() {
+	echo "$T_PASS passed, $T_FAIL failed"
+	[ "$T_FAIL" -eq 0 ]
+}
