@@ -1,0 +1,57 @@
+#!/bin/bash
+# The project's test command (README; CI's .ci/run calls it). On a fresh
+# Debian bookworm machine, as root, without stdin: installs what is needed
+# (scripts/setup.sh), builds everything, runs the host tests, the guest
+# test(s) under qemu and the KUnit suites on UML. Each step prints
+# PASS/FAIL with its time; the last line is "N passed, N failed" (steps),
+# and the exit status is non-zero if any step failed.
+#
+#   scripts/test.sh [--help]
+#   env: TEST_SKIP="kunit guest ..."  steps to leave out (names as printed)
+#        JOBS                         make -j (default: nproc)
+set -uo pipefail
+case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+exec </dev/null
+export DEBIAN_FRONTEND=noninteractive
+JOBS=${JOBS:-$(nproc)}
+pass=0 fail=0
+declare -A ok=()
+T0=$(date +%s.%N)
+el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+
+step() {  # step NAME [needs=A,B] CMD...
+  local name=$1 needs="" t rc n
+  shift
+  case "${1:-}" in needs=*) needs=${1#needs=}; shift;; esac
+  case " ${TEST_SKIP:-} " in *" $name "*) echo "SKIP $name (TEST_SKIP)"; return 0;; esac
+  for n in ${needs//,/ }; do
+    if [ "${ok[$n]:-0}" != 1 ]; then
+      echo "FAIL $name (not run: step $n did not pass)"; fail=$((fail + 1)); return 1
+    fi
+  done
+  echo "##### $name: $*"
+  t=$(date +%s.%N)
+  "$@"; rc=$?
+  if [ $rc -eq 0 ]; then
+    ok[$name]=1; pass=$((pass + 1)); echo "PASS $name ($(el "$t") s)"
+  else
+    fail=$((fail + 1)); echo "FAIL $name rc=$rc ($(el "$t") s)"
+  fi
+  return $rc
+}
+
+step setup scripts/setup.sh
+step module needs=setup make module
+step provider needs=setup make provider tools
+step host-tests needs=setup make check
+step rig-fetch needs=setup scripts/vm/fetch-debs.sh
+step rig-image needs=rig-fetch scripts/vm/build-initramfs.sh
+step guest needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 900 -n ci-foundation tests/vm/foundation.sh
+step kunit needs=setup tests/kunit/run.sh
+
+echo "##### total $(el "$T0") s"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
