@@ -59,7 +59,9 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	c->peer_dups = 0;
 	c->rx_dups = 0;
 	c->nak = MRE_SYN_NONE;
-	c->n_cnak = 0;
+	c->nak_marked = false;
+	c->peer_marked = false;
+	c->cnak_stream = 0;
 	c->reorder = cfg_of(c)->reorder_pkts;
 	mre_memset(c->txd, 0, c->wsize * sizeof(*c->txd));
 	mre_memset(c->gate, 0, c->wsize * sizeof(*c->gate));
@@ -92,6 +94,7 @@ void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem)
 	c->paths = (struct mre_path *)m;
 	mre_list_init(&c->active);
 	mre_list_init(&c->attached);
+	mre_list_init(&c->markwait);
 	c->cid = random_nonzero(ep);
 	c->state = MRE_CONN_CLOSED;
 	conn_reset_seq(c, 0);
@@ -109,17 +112,55 @@ void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
 		mre_list_add_tail(&s->node, &c->active);
 }
 
-bool mre_conn_cnak(struct mre_conn *c, u32 dst_stream, u32 msn, u32 syn)
+/* TSNs kept free for NAKs: new messages stop short of the window by this */
+static u32 nak_reserve(const struct mre_conn *c)
 {
-	u32 i;
+	return MRE_MIN(64u, c->wsize / 8);
+}
 
-	for (i = 0; i < c->n_cnak; i++)
-		if (c->cnak[i].dst_stream == dst_stream)
-			return true;	/* one NAK per unknown stream is enough */
-	if (c->n_cnak == MRE_CNAK_MAX)
+static void queue_retx(struct mre_conn *c, u32 tsn);
+
+bool mre_conn_nak(struct mre_conn *c, u32 stream, u32 dst_stream, u32 msn,
+		  u32 syn)
+{
+	struct mre_txd *t;
+	u32 tsn;
+
+	if (c->tsn_next - c->tsn_una >= c->wsize)
 		return false;
-	c->cnak[c->n_cnak++] = (struct mre_cnak){ dst_stream, msn, syn };
+	tsn = c->tsn_next++;
+	t = mre_txd_of(c, tsn);
+	*t = (struct mre_txd){
+		.stream = stream, .msn = msn, .offset = dst_stream, .seq = syn,
+		.op = MRE_OP_NAK, .dflags = MRE_DF_FIRST | MRE_DF_LAST,
+		.path = 0xff,
+	};
+	queue_retx(c, tsn);		/* goes out first, on any path */
+	c->nak_mark = tsn + 1;
+	c->nak_marked = true;
 	return true;
+}
+
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s)
+{
+	if (!c->peer_marked || seq_ge(c->rxw.base, c->peer_mark))
+		return true;
+	if (mre_list_empty(&s->mnode))
+		mre_list_add_tail(&s->mnode, &c->markwait);
+	return false;
+}
+
+/* the receive window moved: streams waiting for a NAK may now complete */
+static void markwait_run(struct mre_conn *c)
+{
+	while (!mre_list_empty(&c->markwait) &&
+	       seq_ge(c->rxw.base, c->peer_mark)) {
+		struct mre_stream *s = MRE_CONTAINER_OF(c->markwait.next,
+							struct mre_stream, mnode);
+
+		mre_list_del(&s->mnode);
+		mre_stream_complete(s);
+	}
 }
 
 /* --- sending ------------------------------------------------------------- */
@@ -199,6 +240,8 @@ void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 			.rate_hint = mre_cc_hint(c, now),
 			.rnr_delay = c->nak_delay,
 			.dup_count = c->rx_dups,
+			.aflags = c->nak_marked ? MRE_AF_MARK : 0,
+			.nak_mark = c->nak_mark,
 		},
 	};
 	u8 hdr[MRE_ACK_LEN];
@@ -239,12 +282,17 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 	struct mre_wqe w;
 	struct mre_rd_slot *r;
 
+	d->src_stream = t->stream;
+	if (t->op == MRE_OP_NAK) {		/* self-contained */
+		d->dst_stream = t->offset;
+		d->syndrome = t->seq;
+		return true;
+	}
 	if (t->stream)
 		s = c->ep->ops->stream(c, t->stream);
-	if (t->op == MRE_OP_NOP || (t->stream && (!s || s->conn != c)))
+	if (t->op == MRE_OP_NOP || !s || s->conn != c)
 		return false;
-	d->dst_stream = s ? s->remote_id : t->offset;
-	d->src_stream = t->stream;
+	d->dst_stream = s->remote_id;
 	switch (t->op) {
 	case MRE_OP_SEND:
 	case MRE_OP_WRITE:
@@ -260,7 +308,7 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 		d->imm = cur->imm;
 		d->rsn = t->seq;
 		d->rdsn = t->seq;
-		d->rlen = cur->len;
+		d->mlen = t->op == MRE_OP_ATOMIC_REQ ? 8 : cur->len;
 		d->aop = cur->aop;
 		d->swap_add = cur->swap_add;
 		d->compare = cur->compare;
@@ -277,6 +325,7 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 		r = &s->rs[t->seq % MRE_RD_SLOTS];
 		d->rdsn = t->seq;
 		d->orig = r->orig;
+		d->mlen = t->op == MRE_OP_READ_RESP ? r->len : 0;
 		if (t->len) {
 			x->pl_src = MRE_PL_MR;
 			x->pl_stream = s;
@@ -284,9 +333,6 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 			x->pl_addr = r->raddr + t->offset;
 			x->pl_len = t->len;
 		}
-		break;
-	case MRE_OP_NAK:
-		d->syndrome = t->seq;
 		break;
 	}
 	return true;
@@ -326,7 +372,7 @@ again:
 	pkt.ts = (u32)now;
 	pkt.data.tsn = tsn;
 	pkt.data.msn = t->msn;
-	pkt.data.offset = t->op == MRE_OP_NAK && !t->stream ? 0 : t->offset;
+	pkt.data.offset = t->op == MRE_OP_NAK ? 0 : t->offset;
 	pkt.data.op = t->op;
 	pkt.data.dflags = t->dflags;
 	pkt.data.plen = t->len;
@@ -382,9 +428,10 @@ static void queue_retx(struct mre_conn *c, u32 tsn)
 }
 
 /*
- * The next path to spray on: round robin over paths with room, GOOD ones
- * first. A retransmission avoids the path it was lost on when another one
- * has room (that path has just shown a loss).
+ * The next path to spray on: round robin over paths with room. A SUSPECT
+ * path takes part (its window, cut to min_cwnd by the timeout, makes each
+ * packet on it a probe). A retransmission goes to a GOOD path other than
+ * the one it was lost on when one has room: that path has just shown a loss.
  */
 static struct mre_path *pick_path(struct mre_conn *c, int avoid)
 {
@@ -397,7 +444,8 @@ static struct mre_path *pick_path(struct mre_conn *c, int avoid)
 
 		if (!mre_path_can_send(p))
 			continue;
-		if (p->health == MRE_PATH_GOOD && (int)i != avoid) {
+		if ((int)i != avoid &&
+		    (p->health == MRE_PATH_GOOD || avoid < 0)) {
 			c->rr = i + 1;
 			return p;
 		}
@@ -410,22 +458,11 @@ static struct mre_path *pick_path(struct mre_conn *c, int avoid)
 	return fallback;
 }
 
-/* the next new packet: a NAK for an unknown stream, else the active streams in turn */
+/* the next new packet: the active streams take turns, one packet each */
 static bool next_new(struct mre_conn *c, struct mre_txd *t,
 		     const struct mre_wqe **cur)
 {
 	*cur = NULL;
-	if (c->n_cnak) {
-		struct mre_cnak *n = &c->cnak[--c->n_cnak];
-
-		mre_memset(t, 0, sizeof(*t));
-		t->op = MRE_OP_NAK;
-		t->msn = n->msn;
-		t->seq = n->syndrome;
-		t->offset = n->dst_stream;
-		t->dflags = MRE_DF_FIRST | MRE_DF_LAST;
-		return true;
-	}
 	while (!mre_list_empty(&c->active)) {
 		struct mre_stream *s = MRE_CONTAINER_OF(c->active.next,
 							struct mre_stream, node);
@@ -434,8 +471,7 @@ static bool next_new(struct mre_conn *c, struct mre_txd *t,
 		if (!mre_stream_next(s, t))
 			continue;
 		mre_list_add_tail(&s->node, &c->active);	/* take turns */
-		if (t->op != MRE_OP_NAK && t->op != MRE_OP_READ_RESP &&
-		    t->op != MRE_OP_ATOMIC_RESP)
+		if (t->op != MRE_OP_READ_RESP && t->op != MRE_OP_ATOMIC_RESP)
 			*cur = &s->cur;
 		return true;
 	}
@@ -444,14 +480,14 @@ static bool next_new(struct mre_conn *c, struct mre_txd *t,
 
 static bool has_new(const struct mre_conn *c)
 {
-	return c->n_cnak || !mre_list_empty(&c->active);
+	return !mre_list_empty(&c->active);
 }
 
 /* returns true when it stopped for lack of budget (call again at once) */
 static bool transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 {
 	u32 budget = cfg_of(c)->tx_burst;
-	u32 win = MRE_MIN(c->wsize, c->peer_wsize);
+	u32 win = MRE_MIN(c->wsize, c->peer_wsize) - nak_reserve(c);
 
 	while (budget) {
 		const struct mre_wqe *cur;
@@ -618,6 +654,12 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	c->ep->ctr.rx_ack++;
 	c->last_ack = now;
 	c->ack_seq++;
+	/* the peer has NAKed: nothing it acknowledges completes before the NAK */
+	if (a->aflags & MRE_AF_MARK &&
+	    (!c->peer_marked || seq_gt(a->nak_mark, c->peer_mark))) {
+		c->peer_mark = a->nak_mark;
+		c->peer_marked = true;
+	}
 	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
 	ack_tsns(c, a, now);
 	/* duplicates at the receiver mean we resent too eagerly: be patient */
@@ -683,6 +725,8 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 				c->nak = MRE_SYN_NONE;
 			for (t = 0; t < adv; t++)
 				mre_msg_gate(c, base + t, now);
+			if (adv)
+				markwait_run(c);
 		}
 	}
 	ack_policy(c, p, urgent, now);

@@ -46,9 +46,9 @@ enum mre_txd_state {
 
 /*
  * What a TSN carried. For requests and responses: the local stream id, the
- * message, offset and length; seq is the rsn/rdsn. For a NAK: seq is the
- * syndrome; a NAK sent for a stream we do not have (stream 0) keeps the
- * peer's stream id in offset.
+ * message, offset and length; seq is the rsn/rdsn. A NAK is complete in
+ * itself: seq is the syndrome, offset the peer's stream id and stream the
+ * id the peer addressed (ours, even when we have no such stream).
  */
 struct mre_txd {
 	u32 stream;
@@ -91,13 +91,6 @@ enum mre_conn_state {
 	MRE_CONN_FAILED,
 };
 
-#define MRE_CNAK_MAX 4		/* NAKs for streams we do not have, queued */
-
-struct mre_cnak {
-	u32 dst_stream;
-	u32 msn;
-	u32 syndrome;
-};
 
 struct mre_conn {
 	struct mre_ep *ep;
@@ -131,8 +124,13 @@ struct mre_conn {
 	u32 rx_dups;		/* duplicate TSNs seen (reported in ACKs) */
 	u8 nak;			/* refusal to report in ACKs (enum mre_syndrome) */
 	u32 nak_delay;		/* ns: RNR wait to report */
-	struct mre_cnak cnak[MRE_CNAK_MAX];
-	u32 n_cnak;
+	bool nak_marked;	/* we have sent a NAK: nak_mark is valid */
+	u32 nak_mark;		/* one past the TSN of our latest NAK */
+	u32 cnak_stream;	/* last unknown stream NAKed (no repeats) */
+	u32 cnak_msn;
+	bool peer_marked;	/* the peer has NAKed: completions wait for ... */
+	u32 peer_mark;		/* ... our receive window to pass this */
+	struct mre_list markwait;	/* streams waiting for peer_mark */
 	u32 act_epoch;		/* last activity epoch counted (rate hints) */
 
 	/* paths */
@@ -183,8 +181,17 @@ void mre_conn_send_probe(struct mre_conn *c, struct mre_path *p, u64 now);
 void mre_conn_fail(struct mre_conn *c, enum mre_status st);
 /* put @s on the list of streams with something to send */
 void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
-/* queue a NAK for a stream we do not have; false if the queue is full */
-bool mre_conn_cnak(struct mre_conn *c, u32 dst_stream, u32 msn, u32 syn);
+/*
+ * NAK message @msn of the peer's stream @dst_stream, which addressed our
+ * stream id @stream (whether or not we have it).
+ * The NAK gets its TSN at once, so every ACK built from now on covers it
+ * (nak_mark) and the requester cannot complete the message before it hears
+ * of the failure. False when no TSN is free (the caller refuses the packet).
+ */
+bool mre_conn_nak(struct mre_conn *c, u32 stream, u32 dst_stream, u32 msn,
+		  u32 syn);
+/* may completions run, or must they wait for a NAK still on its way? */
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
 /* an embedder callback: trace/observe a path change */
 void mre_conn_path_event(struct mre_conn *c, struct mre_path *p);
 

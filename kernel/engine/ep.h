@@ -82,7 +82,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(path_failed)	X(path_recovered) X(path_repath)		\
 	X(msg_sent)	X(msg_recv)	X(msg_err)			\
 	X(conn_open)	X(conn_fail)	X(reset_tx)	X(reset_rx)	\
-	X(ecn_cut)	X(rnr_wait)
+	X(ecn_cut)	X(rnr_wait)	X(nak_overflow)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;
@@ -144,7 +144,7 @@ struct mre_place {
 	u32 rkey;		/* WRITE: destination is raddr + offset in rkey */
 	u64 raddr;
 	u32 rsn;		/* SEND / WRITE with imm: the receive WQE */
-	u32 msg_len;		/* when known (LAST packet): the message length */
+	u32 mlen;		/* length of the whole message */
 };
 
 struct mre_atomic {
@@ -193,8 +193,12 @@ struct mre_ops {
 	 */
 	int (*place)(struct mre_stream *s, const struct mre_place *p,
 		     const u8 *data);
-	/* responder: may @len bytes at @raddr in @rkey be read remotely? */
-	int (*check_read)(struct mre_stream *s, u32 rkey, u64 raddr, u32 len);
+	/*
+	 * responder: may @len bytes at @raddr in @rkey be the target of a
+	 * remote @op (MRE_OP_READ_REQ or MRE_OP_ATOMIC_REQ)? Returns
+	 * MRE_SYN_NONE or MRE_SYN_REM_ACCESS.
+	 */
+	int (*check)(struct mre_stream *s, u8 op, u32 rkey, u64 raddr, u32 len);
 	/* responder: execute an atomic once; *orig gets the old value */
 	int (*atomic)(struct mre_stream *s, const struct mre_atomic *a,
 		      u64 *orig);

@@ -11,9 +11,12 @@
  * the connection, and so on its stream, has been placed.
  *
  * A packet is refused (its TSN stays unaccepted and the sender resends it)
- * only when a receive WQE is missing (RNR) or a NAK for an unknown stream
- * cannot be queued. Every other problem is the message's: the TSN is
- * accepted, the payload dropped, and the requester gets a NAK in order.
+ * only when a receive WQE is missing (RNR) or when a NAK it calls for gets
+ * no TSN (BUSY). Every other problem is the message's: the TSN is accepted,
+ * the payload dropped, a NAK goes to the requester at once (it carries the
+ * message's msn, so the requester completes everything before it normally),
+ * and the responder's own side of the failure (the stream's error state, a
+ * receive completed in error) waits for the gate, in order.
  */
 #include "conn.h"
 #include "ep.h"
@@ -30,14 +33,20 @@ static bool is_request(u8 op)
 	       op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
 }
 
-/* a request for message @msn failed with @syn: fail in order, at the gate */
-static void gate_error(struct mre_conn *c, struct mre_stream *s, u32 tsn,
-		       const struct mre_pkt_data *d, u32 syn)
+/*
+ * A request for message @msn failed with @syn: NAK it now, fail the stream
+ * at the gate. Returns the refusal (MRE_SYN_BUSY) when the NAK cannot go.
+ */
+static int msg_error(struct mre_conn *c, struct mre_stream *s, u32 tsn,
+		     const struct mre_pkt_data *d, u32 syn)
 {
 	struct mre_gate *g = gate_of(c, tsn);
 
+	if (!mre_conn_nak(c, s->id, s->remote_id, d->msn, syn))
+		return MRE_SYN_BUSY;
+	if (!s->rx_err || seq_lt(d->msn, s->rx_err_msn))
+		s->rx_err_msn = d->msn;
 	s->rx_err = true;
-	s->rx_err_msn = d->msn;
 	g->kind = MRE_GATE_ERROR;
 	g->stream = s->id;
 	g->seq = d->rsn;
@@ -46,6 +55,7 @@ static void gate_error(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	g->dflags = d->dflags;
 	c->ep->ctr.drop_access += syn == MRE_SYN_REM_ACCESS;
 	c->ep->ctr.drop_inv_req += syn != MRE_SYN_REM_ACCESS;
+	return MRE_SYN_NONE;
 }
 
 static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
@@ -55,8 +65,7 @@ static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	struct mre_place pl = {
 		.op = d->op, .dflags = d->dflags, .msn = d->msn,
 		.offset = d->offset, .len = d->plen, .rkey = d->rkey,
-		.raddr = d->raddr, .rsn = d->rsn,
-		.msg_len = d->dflags & MRE_DF_LAST ? d->offset + d->plen : 0,
+		.raddr = d->raddr, .rsn = d->rsn, .mlen = d->mlen,
 	};
 	struct mre_gate *g;
 	int r;
@@ -67,11 +76,9 @@ static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 		c->ep->ctr.drop_rnr++;
 		return r;
 	}
-	if (r != MRE_SYN_NONE) {
-		gate_error(c, s, tsn, d, r == MRE_SYN_REM_ACCESS ?
-			   MRE_SYN_REM_ACCESS : MRE_SYN_REM_INV_REQ);
-		return MRE_SYN_NONE;
-	}
+	if (r != MRE_SYN_NONE)
+		return msg_error(c, s, tsn, d, r == MRE_SYN_REM_ACCESS ?
+				 MRE_SYN_REM_ACCESS : MRE_SYN_REM_INV_REQ);
 	if ((d->dflags & (MRE_DF_LAST | MRE_DF_RECV)) ==
 	    (MRE_DF_LAST | MRE_DF_RECV)) {
 		g = gate_of(c, tsn);
@@ -88,24 +95,25 @@ static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	return MRE_SYN_NONE;
 }
 
-static void rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
-		      const struct mre_pkt_data *d)
+static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
+		     const struct mre_pkt_data *d)
 {
 	struct mre_rd_slot *r = &s->rs[d->rdsn % MRE_RD_SLOTS];
 	struct mre_gate *g;
 
 	/* a slot still in use means the requester broke its initiator depth */
 	if (r->state == MRE_SLOT_ARRIVED || r->state == MRE_SLOT_SENDING ||
-	    (d->op == MRE_OP_ATOMIC_REQ && d->raddr & 7)) {
-		gate_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
-		return;
-	}
+	    (d->op == MRE_OP_ATOMIC_REQ && d->raddr & 7))
+		return msg_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
+	/* checked now so that a failure can still refuse the packet */
+	if (c->ep->ops->check(s, d->op, d->rkey, d->raddr, d->mlen))
+		return msg_error(c, s, tsn, d, MRE_SYN_REM_ACCESS);
 	mre_memset(r, 0, sizeof(*r));
 	r->msn = d->msn;
 	r->op = d->op;
 	r->rkey = d->rkey;
 	r->raddr = d->raddr;
-	r->len = d->op == MRE_OP_READ_REQ ? d->rlen : 8;
+	r->len = d->mlen;
 	r->aop = d->aop;
 	r->swap_add = d->swap_add;
 	r->compare = d->compare;
@@ -114,6 +122,7 @@ static void rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	g->kind = d->op == MRE_OP_READ_REQ ? MRE_GATE_READ : MRE_GATE_ATOMIC;
 	g->stream = s->id;
 	g->seq = d->rdsn;
+	return MRE_SYN_NONE;
 }
 
 /* a READ or ATOMIC response for our message: place it, maybe complete */
@@ -163,10 +172,15 @@ int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	if (!s || s->conn != c || s->remote_id != d->src_stream ||
 	    s->state == MRE_STREAM_DETACHED) {
 		c->ep->ctr.drop_stream++;
-		/* the requester must hear that its QP talks to nobody */
-		if (is_request(d->op) &&
-		    !mre_conn_cnak(c, d->src_stream, d->msn, MRE_SYN_NO_STREAM))
-			return MRE_SYN_NO_STREAM;
+		/* the requester must hear that its QP talks to nobody (once) */
+		if (!is_request(d->op) || (c->cnak_stream == d->src_stream &&
+					   c->cnak_msn == d->msn))
+			return MRE_SYN_NONE;
+		if (!mre_conn_nak(c, d->dst_stream, d->src_stream, d->msn,
+				  MRE_SYN_NO_STREAM))
+			return MRE_SYN_BUSY;
+		c->cnak_stream = d->src_stream;
+		c->cnak_msn = d->msn;
 		return MRE_SYN_NONE;
 	}
 	switch (d->op) {
@@ -180,8 +194,7 @@ int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 			return MRE_SYN_NONE;
 		if (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE)
 			return rx_write_send(c, s, tsn, pkt);
-		rx_rd_req(c, s, tsn, d);
-		return MRE_SYN_NONE;
+		return rx_rd_req(c, s, tsn, d);
 	case MRE_OP_READ_RESP:
 	case MRE_OP_ATOMIC_RESP:
 		if (s->state != MRE_STREAM_ERROR)
@@ -200,12 +213,6 @@ static enum mre_status resp_status(u32 syn)
 	return syn == MRE_SYN_REM_ACCESS ? MRE_ST_LOC_ACCESS : MRE_ST_LOC_LEN;
 }
 
-/* the responder side of a failed request: NAK it, fail the stream */
-static void fail_request(struct mre_stream *s, u32 msn, u32 syn)
-{
-	mre_stream_nak(s, msn, syn);
-	mre_stream_fail(s, resp_status(syn));
-}
 
 static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 {
@@ -219,7 +226,7 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 	s->rs_tail = rdsn + 1;
 	r->state = MRE_SLOT_SENT;	/* until proven good */
 	if (r->op == MRE_OP_READ_REQ) {
-		e = ops->check_read(s, r->rkey, r->raddr, r->len);
+		e = ops->check(s, r->op, r->rkey, r->raddr, r->len);
 	} else {
 		a = (struct mre_atomic){
 			.aop = r->aop, .rkey = r->rkey, .raddr = r->raddr,
@@ -228,8 +235,12 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 		e = ops->atomic(s, &a, &r->orig);
 	}
 	if (e != MRE_SYN_NONE) {
+		/* the MR changed since the request arrived and was checked */
 		c->ep->ctr.drop_access++;
-		fail_request(s, r->msn, MRE_SYN_REM_ACCESS);
+		if (!mre_conn_nak(c, s->id, s->remote_id, r->msn,
+				  MRE_SYN_REM_ACCESS))
+			c->ep->ctr.nak_overflow++;
+		mre_stream_fail(s, MRE_ST_LOC_ACCESS);
 		return;
 	}
 	r->state = MRE_SLOT_SENDING;
@@ -272,7 +283,7 @@ void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now)
 			};
 			c->ep->ops->recv_done(s, &rd);
 		}
-		fail_request(s, g->imm, g->op);
+		mre_stream_fail(s, resp_status(g->op));
 		break;
 	}
 }
@@ -285,7 +296,8 @@ void mre_conn_forget_stream(struct mre_conn *c, u32 id)
 	for (t = c->tsn_una; t != c->tsn_next; t++) {
 		struct mre_txd *d = mre_txd_of(c, t);
 
-		if (d->stream != id || d->state == MRE_TXD_ACKED)
+		if (d->stream != id || d->state == MRE_TXD_ACKED ||
+		    d->op == MRE_OP_NAK)
 			continue;
 		d->stream = 0;
 		d->op = MRE_OP_NOP;

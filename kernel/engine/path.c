@@ -76,6 +76,24 @@ bool mre_path_can_send(const struct mre_path *p)
 	return mre_path_room(p) > 0;
 }
 
+/*
+ * The RTO of a path that has no RTT sample of its own yet: all paths join
+ * the same two hosts, so the slowest measured sibling is a fair guess (with
+ * the path's own backoff); only when none is measured does rto_init apply.
+ */
+static u64 conn_rto(const struct mre_conn *c, const struct mre_path *p)
+{
+	u64 r = 0;
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].srtt && c->paths[i].rto > r)
+			r = c->paths[i].rto;
+	if (!r)
+		return p->rto;
+	return r << MRE_MIN(p->n_rto, 6u);
+}
+
 u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 {
 	u32 psn = p->psn_next++;
@@ -86,8 +104,10 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 	c->inflight++;
 	p->st_tx++;
 	p->since_repath++;
-	if (!p->rto_at)
-		p->rto_at = now + p->rto;
+	if (!p->rto_at) {
+		p->rto_base = now;
+		p->rto_at = now + (p->srtt ? p->rto : conn_rto(c, p));
+	}
 	return psn;
 }
 
@@ -194,6 +214,23 @@ static void check_repath(struct mre_path *p, struct mre_conn *c)
 	p->loss_ewma = avg;
 }
 
+/* a sibling measured the RTT: paths still running on a guess use it */
+static void tighten_guesses(struct mre_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++) {
+		struct mre_path *q = &c->paths[i];
+		u64 at;
+
+		if (q->srtt || !q->rto_at || q->health == MRE_PATH_FAILED)
+			continue;
+		at = q->rto_base + conn_rto(c, q);
+		if (at < q->rto_at)
+			q->rto_at = at;
+	}
+}
+
 void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		  const struct mre_pkt *pkt, u64 now)
 {
@@ -276,10 +313,14 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		if (lost)
 			check_repath(p, c);
 	}
-	if (!p->inflight)
+	if (!p->inflight) {
 		p->rto_at = 0;
-	else if (acked)
+	} else if (acked) {
+		p->rto_base = now;
 		p->rto_at = now + p->rto;
+	}
+	if (acked)
+		tighten_guesses(c);
 }
 
 void mre_path_repath(struct mre_path *p, struct mre_conn *c)

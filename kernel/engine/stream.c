@@ -12,6 +12,7 @@ void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
 {
 	mre_memset(s, 0, sizeof(*s));
 	mre_list_init(&s->node);
+	mre_list_init(&s->mnode);
 	s->conn = c;
 	s->id = a->id;
 	s->remote_id = a->remote_id;
@@ -33,6 +34,7 @@ void mre_stream_detach(struct mre_stream *s)
 		return;
 	mre_list_del(&s->node);
 	mre_list_del(&s->anode);
+	mre_list_del(&s->mnode);
 	c->nstreams--;
 	/* nothing in the connection may name this stream any more */
 	mre_conn_forget_stream(c, s->id);
@@ -61,14 +63,6 @@ void mre_stream_fail(struct mre_stream *s, enum mre_status st)
 	s->state = MRE_STREAM_ERROR;
 	c->ep->ctr.msg_err++;
 	c->ep->ops->stream_error(s, st);
-}
-
-void mre_stream_nak(struct mre_stream *s, u32 msn, u32 syn)
-{
-	s->nak_pending = true;
-	s->nak_msn = msn;
-	s->nak_syn = syn;
-	mre_conn_activate(s->conn, s);
 }
 
 bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq)
@@ -209,12 +203,6 @@ static bool req_next(struct mre_stream *s, struct mre_txd *d)
 
 bool mre_stream_next(struct mre_stream *s, struct mre_txd *d)
 {
-	if (s->nak_pending) {
-		txd_set(d, s, MRE_OP_NAK, s->nak_msn, 0, 0,
-			MRE_DF_FIRST | MRE_DF_LAST, s->nak_syn);
-		s->nak_pending = false;
-		return true;
-	}
 	if (s->state == MRE_STREAM_ERROR || s->state == MRE_STREAM_DETACHED)
 		return false;
 	/* responses and requests take turns */
@@ -268,7 +256,7 @@ void mre_stream_complete(struct mre_stream *s)
 			mre_stream_fail(s, nak_status(s->err_st));
 			return;
 		}
-		if (msn == s->acked_msn)
+		if (msn == s->acked_msn || !mre_conn_mark_ok(s->conn, s))
 			break;
 		if (s->rd_comp != s->tx_rdsn &&
 		    s->rq[s->rd_comp % MRE_RD_SLOTS].msn == msn) {

@@ -33,8 +33,8 @@ struct mre_txd;
 enum mre_stream_state {
 	MRE_STREAM_DETACHED = 0,
 	MRE_STREAM_ACTIVE,	/* sends requests and responses */
-	MRE_STREAM_STOPPED,	/* embedder stopped it: responses and NAKs only */
-	MRE_STREAM_ERROR,	/* failed: only a pending NAK still goes out */
+	MRE_STREAM_STOPPED,	/* embedder stopped it: responses only */
+	MRE_STREAM_ERROR,	/* failed: sends nothing */
 };
 
 enum mre_slot_state {
@@ -65,6 +65,7 @@ struct mre_stream {
 	struct mre_conn *conn;
 	struct mre_list node;	/* on conn->active while it has work */
 	struct mre_list anode;	/* on conn->attached */
+	struct mre_list mnode;	/* on conn->markwait */
 	u32 id;
 	u32 remote_id;
 	u32 mtu;
@@ -98,9 +99,6 @@ struct mre_stream {
 	u32 rs_tail;		/* next rdsn the gate will start */
 	bool rx_err;		/* requests from rx_err_msn on are discarded */
 	u32 rx_err_msn;
-	bool nak_pending;
-	u32 nak_msn;
-	u32 nak_syn;
 };
 
 /* build the next new packet of @s into @d (TSN not yet set); false: none */
@@ -115,7 +113,6 @@ void mre_stream_fail(struct mre_stream *s, enum mre_status st);
 bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq);
 /* the responder NAKed our message @msn */
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn);
-/* queue a NAK for message @msn of the peer and make @s send it */
-void mre_stream_nak(struct mre_stream *s, u32 msn, u32 syn);
+
 
 #endif /* MRE_STREAM_H */

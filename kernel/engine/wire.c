@@ -12,8 +12,8 @@
 /* DATA header offsets (after the 16-byte common header) */
 enum {
 	D_TSN = 16, D_PATH_UNA = 20, D_DST_STREAM = 24, D_SRC_STREAM = 28,
-	D_MSN = 32, D_OFFSET = 36, D_OP = 40, D_DFLAGS = 41, D_PLEN = 42,
-	D_EXT = 44,
+	D_MSN = 32, D_OFFSET = 36, D_MLEN = 40, D_OP = 44, D_DFLAGS = 45,
+	D_PLEN = 46, D_EXT = 48,
 };
 
 static const u8 data_ext_len[MRE_OP_MAX] = {
@@ -89,6 +89,7 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 	d->src_stream = get_be32(b + D_SRC_STREAM);
 	d->msn = get_be32(b + D_MSN);
 	d->offset = get_be32(b + D_OFFSET);
+	d->mlen = get_be32(b + D_MLEN);
 	d->op = b[D_OP];
 	d->dflags = b[D_DFLAGS];
 	d->plen = get_be16(b + D_PLEN);
@@ -105,8 +106,8 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 		return MRE_PARSE_LEN;
 	if (d->plen > MRE_MAX_PAYLOAD)
 		return MRE_PARSE_LEN;
-	/* a payload must not run past 4 GiB of message */
-	if (d->offset + (u32)d->plen < d->offset)
+	/* the payload lies inside its message */
+	if (d->offset > d->mlen || d->plen > d->mlen - d->offset)
 		return MRE_PARSE_FIELD;
 	switch (d->op) {
 	case MRE_OP_SEND:
@@ -119,34 +120,35 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 		/* a WRITE consumes a receive WQE exactly when it carries imm */
 		if (!!(d->dflags & MRE_DF_RECV) != !!(d->dflags & MRE_DF_IMM))
 			return MRE_PARSE_FLAGS;
-		d->rkey = get_be32(x);
-		d->raddr = get_be64(x + 4);
+		d->raddr = get_be64(x);
+		d->rkey = get_be32(x + 8);
 		d->rsn = get_be32(x + 12);
 		d->imm = get_be32(x + 16);
-		if (d->raddr + d->offset + d->plen < d->raddr)
+		if (d->raddr + d->mlen < d->raddr)
 			return MRE_PARSE_FIELD;
 		break;
 	case MRE_OP_READ_REQ:
-		d->rkey = get_be32(x);
-		d->raddr = get_be64(x + 4);
+		d->raddr = get_be64(x);
+		d->rkey = get_be32(x + 8);
 		d->rdsn = get_be32(x + 12);
-		d->rlen = get_be32(x + 16);
-		if (d->raddr + d->rlen < d->raddr)
+		/* the READ's length travels in mlen; x + 16 is reserved */
+		if (get_be32(x + 16) || d->raddr + d->mlen < d->raddr)
 			return MRE_PARSE_FIELD;
 		break;
 	case MRE_OP_READ_RESP:
 		d->rdsn = get_be32(x);
 		break;
 	case MRE_OP_ATOMIC_REQ:
-		d->rkey = get_be32(x);
-		d->raddr = get_be64(x + 4);
+		d->raddr = get_be64(x);
+		d->rkey = get_be32(x + 8);
 		d->rdsn = get_be32(x + 12);
 		d->aop = x[16];
 		if (x[17] | x[18] | x[19])
 			return MRE_PARSE_FIELD;
 		d->swap_add = get_be64(x + 20);
 		d->compare = get_be64(x + 28);
-		if (d->aop != MRE_AOP_CMP_SWP && d->aop != MRE_AOP_FETCH_ADD)
+		if ((d->aop != MRE_AOP_CMP_SWP && d->aop != MRE_AOP_FETCH_ADD) ||
+		    d->mlen != 8)
 			return MRE_PARSE_FIELD;
 		break;
 	case MRE_OP_ATOMIC_RESP:
@@ -155,7 +157,7 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 		break;
 	case MRE_OP_NAK:
 		d->syndrome = get_be32(x);
-		if (d->syndrome < MRE_SYN_NO_STREAM || d->syndrome >= MRE_SYN_MAX)
+		if (d->syndrome < MRE_SYN_NO_STREAM || d->syndrome > MRE_SYN_REM_OP)
 			return MRE_PARSE_FIELD;
 		break;
 	}
@@ -195,8 +197,9 @@ static enum mre_parse_err parse_ack(const u8 *b, u32 len, struct mre_pkt *p)
 	a->rate_hint = get_be32(x + 24);
 	a->rnr_delay = get_be32(x + 28);
 	a->dup_count = get_be32(x + 32);
+	a->nak_mark = get_be32(x + 36);
 	if (a->ack_path >= MRE_MAX_PATHS || a->nak >= MRE_SYN_MAX ||
-	    a->aflags)
+	    (a->aflags & ~MRE_AF_MARK))
 		return MRE_PARSE_FIELD;
 	p->hdr_len = len;
 	return MRE_PARSE_OK;
@@ -317,6 +320,7 @@ static u32 put_data(u8 *b, const struct mre_pkt *p)
 	put_be32(b + D_SRC_STREAM, d->src_stream);
 	put_be32(b + D_MSN, d->msn);
 	put_be32(b + D_OFFSET, d->offset);
+	put_be32(b + D_MLEN, d->mlen);
 	b[D_OP] = d->op;
 	b[D_DFLAGS] = d->dflags;
 	put_be16(b + D_PLEN, d->plen);
@@ -326,23 +330,23 @@ static u32 put_data(u8 *b, const struct mre_pkt *p)
 		put_be32(x + 4, d->imm);
 		break;
 	case MRE_OP_WRITE:
-		put_be32(x, d->rkey);
-		put_be64(x + 4, d->raddr);
+		put_be64(x, d->raddr);
+		put_be32(x + 8, d->rkey);
 		put_be32(x + 12, d->rsn);
 		put_be32(x + 16, d->imm);
 		break;
 	case MRE_OP_READ_REQ:
-		put_be32(x, d->rkey);
-		put_be64(x + 4, d->raddr);
+		put_be64(x, d->raddr);
+		put_be32(x + 8, d->rkey);
 		put_be32(x + 12, d->rdsn);
-		put_be32(x + 16, d->rlen);
+		put_be32(x + 16, 0);
 		break;
 	case MRE_OP_READ_RESP:
 		put_be32(x, d->rdsn);
 		break;
 	case MRE_OP_ATOMIC_REQ:
-		put_be32(x, d->rkey);
-		put_be64(x + 4, d->raddr);
+		put_be64(x, d->raddr);
+		put_be32(x + 8, d->rkey);
 		put_be32(x + 12, d->rdsn);
 		x[16] = d->aop;
 		x[17] = x[18] = x[19] = 0;
@@ -381,6 +385,7 @@ static u32 put_ack(u8 *b, const struct mre_pkt *p)
 	put_be32(x + 24, a->rate_hint);
 	put_be32(x + 28, a->rnr_delay);
 	put_be32(x + 32, a->dup_count);
+	put_be32(x + 36, a->nak_mark);
 	return MRE_ACK_LEN;
 }
 

@@ -48,6 +48,9 @@ enum mre_pkt_type {
 #define MRE_F_RETX	0x02	/* this transmission is a retransmission */
 #define MRE_F_ALL	0x03
 
+/* ACK flags (the "aflags" field) */
+#define MRE_AF_MARK	0x01	/* nak_mark is valid */
+
 /* DATA operation codes (the "op" field) */
 enum mre_op {
 	MRE_OP_SEND		= 1,
@@ -81,27 +84,28 @@ enum mre_syndrome {
 	MRE_SYN_REM_ACCESS	= 3,	/* NAK: bad rkey, range or rights */
 	MRE_SYN_REM_INV_REQ	= 4,	/* NAK: malformed or unsupported request */
 	MRE_SYN_REM_OP		= 5,	/* NAK: responder could not execute */
+	MRE_SYN_BUSY		= 6,	/* TSN refused: no resources now (retry) */
 	MRE_SYN_MAX
 };
 
 /* sizes of the fixed parts */
 #define MRE_COMMON_LEN		16
-#define MRE_DATA_LEN		44	/* common + data header */
-#define MRE_EXT_WRITE_LEN	20	/* rkey, raddr, rsn, imm */
+#define MRE_DATA_LEN		48	/* common + data header */
+#define MRE_EXT_WRITE_LEN	20	/* raddr, rkey, rsn, imm */
 #define MRE_EXT_SEND_LEN	8	/* rsn, imm */
-#define MRE_EXT_READ_REQ_LEN	20	/* rkey, raddr, rdsn, len */
+#define MRE_EXT_READ_REQ_LEN	20	/* raddr, rkey, rdsn, len */
 #define MRE_EXT_READ_RESP_LEN	4	/* rdsn */
-#define MRE_EXT_ATOMIC_REQ_LEN	36	/* rkey, raddr, rdsn, aop, swap, compare */
+#define MRE_EXT_ATOMIC_REQ_LEN	36	/* raddr, rkey, rdsn, aop, swap, compare */
 #define MRE_EXT_ATOMIC_RESP_LEN	12	/* rdsn, orig */
 #define MRE_EXT_NAK_LEN		4	/* syndrome */
 #define MRE_EXT_NOP_LEN		0
-#define MRE_ACK_LEN		(MRE_COMMON_LEN + 76)
+#define MRE_ACK_LEN		(MRE_COMMON_LEN + 80)
 #define MRE_PROBE_LEN		(MRE_COMMON_LEN + 8)
 #define MRE_CONNECT_LEN		(MRE_COMMON_LEN + 16)	/* + blob */
 #define MRE_RESET_LEN		(MRE_COMMON_LEN + 8)
 #define MRE_UD_LEN		(MRE_COMMON_LEN + 20)
 #define MRE_MAX_BLOB		64	/* opaque embedder data in CONNECT/ACCEPT */
-#define MRE_MAX_HDR_LEN		64	/* largest header in front of a payload */
+#define MRE_MAX_HDR_LEN		68	/* largest header in front of a payload (WRITE) */
 
 #define MRE_SACK_BITS		256	/* per-path selective ACK window */
 #define MRE_SACK_WORDS		(MRE_SACK_BITS / 32)
@@ -129,6 +133,7 @@ struct mre_pkt {
 			u32 src_stream;
 			u32 msn;
 			u32 offset;	/* of this payload within the message */
+			u32 mlen;	/* length of the whole message */
 			u8 op;
 			u8 dflags;
 			u16 plen;	/* payload bytes that follow the header */
@@ -137,7 +142,6 @@ struct mre_pkt {
 			u32 rsn;	/* receive sequence (DF_RECV) */
 			u32 rdsn;	/* read/atomic sequence (READ_*, ATOMIC_*) */
 			u32 imm;	/* DF_IMM */
-			u32 rlen;	/* READ_REQ length */
 			u8 aop;		/* ATOMIC_REQ */
 			u64 swap_add;	/* ATOMIC_REQ */
 			u64 compare;	/* ATOMIC_REQ */
@@ -158,6 +162,7 @@ struct mre_pkt {
 			u32 rate_hint;	/* receiver's fair share for this sender, Mbit/s; 0: none */
 			u32 rnr_delay;	/* ns to wait before resending refused TSNs */
 			u32 dup_count;	/* duplicate TSNs seen on this connection (wraps) */
+			u32 nak_mark;	/* (MRE_AF_MARK) one past the TSN of our latest NAK */
 		} ack;
 		struct mre_pkt_probe {
 			u32 path_una;

@@ -52,6 +52,8 @@ static inline unsigned long long mre_test_seed(struct kunit *test)
 	return 0x6d726f6365ULL;		/* fixed: KUnit runs must be repeatable */
 }
 
+#define mre_test_trace 0
+
 #else /* host */
 
 struct kunit {
@@ -118,6 +120,8 @@ static inline unsigned long long mre_test_seed(struct kunit *test)
 {
 	return test->seed;
 }
+
+extern int mre_test_trace;	/* MRE_TRACE=1: harnesses print every packet */
 
 #endif /* __KERNEL__ */
 #endif /* MRE_TEST_H */

@@ -16,6 +16,7 @@
 #include "mre_test.h"
 
 static struct mre_test_suite *suites;
+int mre_test_trace;
 
 void mre_test_register(struct mre_test_suite *suite)
 {
@@ -104,6 +105,7 @@ int main(int argc, char **argv)
 
 	if (env)
 		seed = strtoull(env, NULL, 0);
+	mre_test_trace = getenv("MRE_TRACE") != NULL;
 	while (argc > 1 && argv[1][0] == '-') {
 		if (!strcmp(argv[1], "-v"))
 			verbose = 1;

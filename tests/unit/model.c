@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Model host: struct mre_ops over simple memory regions and queues (see
+ * model.h). Freestanding, so it also builds into the KUnit suite.
+ */
+#include "model.h"
+
+#ifdef __KERNEL__
+#define MDL_UINTPTR unsigned long
+#else
+#define MDL_UINTPTR __UINTPTR_TYPE__
+#endif
+
+u64 mdl_rand(u64 *state)
+{
+	u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static struct mdl_node *node_of_ep(struct mre_ep *ep)
+{
+	return ep->priv;
+}
+
+static struct mdl_qp *qp_of(struct mre_stream *s)
+{
+	return MRE_CONTAINER_OF(s, struct mdl_qp, s);
+}
+
+static u32 peer_of(struct mre_conn *c)
+{
+	return (u32)(MDL_UINTPTR)c->priv;
+}
+
+static struct mdl_mr *find_mr(struct mdl_node *n, u32 key, u32 access,
+			      u64 addr, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < n->nmrs; i++) {
+		struct mdl_mr *m = &n->mrs[i];
+
+		if (m->key != key)
+			continue;
+		if ((m->access & access) != access)
+			return NULL;
+		if (addr < m->addr || addr - m->addr > m->len ||
+		    len > m->len - (addr - m->addr))
+			return NULL;
+		return m;
+	}
+	return NULL;
+}
+
+static u64 m_random(struct mre_ep *ep)
+{
+	return mdl_rand(&node_of_ep(ep)->rng);
+}
+
+static int m_xmit(struct mre_conn *c, const struct mre_xmit *x)
+{
+	struct mdl_node *n = node_of_ep(c->ep);
+	u8 *pkt = n->txbuf;
+	const u8 *src = NULL;
+
+	mre_memcpy(pkt, x->hdr, x->hdr_len);
+	if (x->pl_src == MRE_PL_WQE) {
+		struct mdl_qp *qp = qp_of(x->pl_stream);
+
+		src = qp->sq[x->pl_msn % MDL_SQ].buf + x->pl_offset;
+	} else if (x->pl_src == MRE_PL_MR) {
+		struct mdl_mr *m = find_mr(n, x->pl_rkey, MDL_ACC_RREAD,
+					   x->pl_addr, x->pl_len);
+
+		if (!m)
+			return MRE_SYN_REM_ACCESS;
+		src = m->mem + (x->pl_addr - m->addr);
+	}
+	if (src && x->pl_len)
+		mre_memcpy(pkt + x->hdr_len, src, x->pl_len);
+	n->out(n, peer_of(c), x, pkt, x->hdr_len + x->pl_len);
+	return 0;
+}
+
+static struct mre_stream *m_stream(struct mre_conn *c, u32 id)
+{
+	struct mdl_node *n = node_of_ep(c->ep);
+	u32 i;
+
+	for (i = 0; i < n->nqps; i++)
+		if (n->qps[i]->qpn == id && n->qps[i]->s.conn == c)
+			return &n->qps[i]->s;
+	return NULL;
+}
+
+static bool m_sq_get(struct mre_stream *s, u32 msn, struct mre_wqe *w)
+{
+	struct mdl_qp *qp = qp_of(s);
+
+	if (!seq_lt(msn, qp->sq_posted) || qp->sq_posted - msn > MDL_SQ)
+		return false;
+	*w = qp->sq[msn % MDL_SQ].w;
+	return true;
+}
+
+static int place_write(struct mdl_node *n, struct mdl_qp *qp,
+		       const struct mre_place *p, const u8 *data)
+{
+	u64 dst = p->raddr + p->offset;
+	struct mdl_mr *m;
+	u32 i;
+
+	/* a WRITE with immediate needs its receive before anything lands */
+	if (p->dflags & MRE_DF_RECV && p->dflags & MRE_DF_LAST &&
+	    !seq_lt(p->rsn, qp->rq_posted))
+		return MRE_SYN_RNR;
+	/* the whole message must fit, or no part of it lands */
+	m = find_mr(n, p->rkey, MDL_ACC_RWRITE, p->raddr, p->mlen);
+	if (!m)
+		return MRE_SYN_REM_ACCESS;
+	if (p->len)
+		mre_memcpy(m->mem + (dst - m->addr), data, p->len);
+	if (m->count)
+		for (i = 0; i < p->len; i++)
+			m->count[dst - m->addr + i]++;
+	n->placed_bytes += p->len;
+	return MRE_SYN_NONE;
+}
+
+static int m_place(struct mre_stream *s, const struct mre_place *p,
+		   const u8 *data)
+{
+	struct mdl_qp *qp = qp_of(s);
+	struct mdl_node *n = qp->node;
+	struct mdl_swqe *sw;
+	struct mdl_rwqe *r;
+
+	switch (p->op) {
+	case MRE_OP_WRITE:
+		return place_write(n, qp, p, data);
+	case MRE_OP_SEND:
+		if (!seq_lt(p->rsn, qp->rq_posted))
+			return MRE_SYN_RNR;
+		r = &qp->rq[p->rsn % MDL_RQ];
+		if (p->mlen > r->len)
+			return MRE_SYN_REM_INV_REQ;
+		if (p->len)
+			mre_memcpy(r->buf + p->offset, data, p->len);
+		n->placed_bytes += p->len;
+		return MRE_SYN_NONE;
+	case MRE_OP_READ_RESP:
+	case MRE_OP_ATOMIC_RESP:
+		sw = &qp->sq[p->msn % MDL_SQ];
+		if (p->offset + p->len > (p->op == MRE_OP_ATOMIC_RESP ? 8 : sw->w.len)) {
+			n->bad_place++;
+			return MRE_SYN_REM_INV_REQ;
+		}
+		mre_memcpy(sw->buf + p->offset, data, p->len);
+		n->placed_bytes += p->len;
+		return MRE_SYN_NONE;
+	}
+	n->bad_place++;
+	return MRE_SYN_REM_INV_REQ;
+}
+
+static int m_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
+		   u32 len)
+{
+	u32 acc = op == MRE_OP_READ_REQ ? MDL_ACC_RREAD : MDL_ACC_RATOMIC;
+
+	return find_mr(qp_of(s)->node, rkey, acc, raddr, len) ?
+	       MRE_SYN_NONE : MRE_SYN_REM_ACCESS;
+}
+
+static int m_atomic(struct mre_stream *s, const struct mre_atomic *a,
+		    u64 *orig)
+{
+	struct mdl_mr *m = find_mr(qp_of(s)->node, a->rkey, MDL_ACC_RATOMIC,
+				   a->raddr, 8);
+	u64 v;
+	u8 *p;
+
+	if (!m || a->raddr & 7)
+		return MRE_SYN_REM_ACCESS;
+	p = m->mem + (a->raddr - m->addr);
+	mre_memcpy(&v, p, 8);
+	*orig = v;
+	if (a->aop == MRE_AOP_FETCH_ADD)
+		v += a->swap_add;
+	else if (v == a->compare)
+		v = a->swap_add;
+	mre_memcpy(p, &v, 8);
+	return MRE_SYN_NONE;
+}
+
+static void log_cqe(struct mdl_qp *qp, const struct mdl_cqe *e)
+{
+	if (e->status)
+		qp->errors++;
+	if (qp->nlog < MDL_LOG) {
+		qp->log[qp->nlog] = *e;
+		qp->log[qp->nlog++].placed = qp->node->placed_bytes;
+	}
+}
+
+static void m_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
+{
+	struct mdl_qp *qp = qp_of(s);
+	struct mdl_cqe e = {
+		.wr_id = qp->sq[msn % MDL_SQ].wr_id,
+		.status = (u8)st,
+		.op = qp->sq[msn % MDL_SQ].w.op,
+	};
+
+	if (msn != qp->sq_done)
+		qp->order_violations++;
+	qp->sq_done = msn + 1;
+	log_cqe(qp, &e);
+}
+
+static void m_recv_done(struct mre_stream *s, const struct mre_recv_done *r)
+{
+	struct mdl_qp *qp = qp_of(s);
+	struct mdl_cqe e = {
+		.wr_id = qp->rq[r->rsn % MDL_RQ].wr_id,
+		.len = r->len, .imm = r->imm, .status = r->status, .recv = 1,
+		.op = r->op, .dflags = r->dflags,
+	};
+
+	if (r->rsn != qp->rq_done)
+		qp->order_violations++;
+	qp->rq_done = r->rsn + 1;
+	log_cqe(qp, &e);
+}
+
+static void m_stream_error(struct mre_stream *s, enum mre_status st)
+{
+	qp_of(s)->fatal = st ? (u8)st : 255;
+}
+
+static void m_conn_event(struct mre_conn *c, enum mre_conn_event ev)
+{
+	struct mdl_node *n = node_of_ep(c->ep);
+
+	if (ev == MRE_CONN_UP)
+		n->conn_ups++;
+	else if (ev == MRE_CONN_DEAD)
+		n->conn_deads++;
+}
+
+const struct mre_ops mdl_ops = {
+	.random = m_random,
+	.xmit = m_xmit,
+	.stream = m_stream,
+	.sq_get = m_sq_get,
+	.place = m_place,
+	.check = m_check,
+	.atomic = m_atomic,
+	.send_done = m_send_done,
+	.recv_done = m_recv_done,
+	.stream_error = m_stream_error,
+	.conn_event = m_conn_event,
+};
+
+void mdl_node_init(struct mdl_node *n, u32 id, u64 seed,
+		   const struct mre_config *cfg)
+{
+	mre_memset(n, 0, sizeof(*n));
+	n->id = id;
+	n->rng = seed ^ (0x1234567ULL * (id + 1));
+	mre_ep_init(&n->ep, &mdl_ops, cfg);
+	n->ep.priv = n;
+}
+
+struct mre_conn *mdl_conn(struct mdl_node *n, u32 peer, struct mre_conn *c,
+			  void *mem)
+{
+	mre_conn_init(c, &n->ep, mem);
+	c->priv = (void *)(MDL_UINTPTR)peer;
+	n->conns[peer] = c;
+	n->conn_mem[peer] = mem;
+	return c;
+}
+
+struct mdl_mr *mdl_mr_reg(struct mdl_node *n, u8 *mem, u32 len, u64 addr,
+			  u32 access, u8 *count)
+{
+	struct mdl_mr *m = &n->mrs[n->nmrs];
+
+	m->key = 0x100 + n->nmrs;
+	m->access = access;
+	m->addr = addr;
+	m->len = len;
+	m->mem = mem;
+	m->count = count;
+	n->nmrs++;
+	return m;
+}
+
+void mdl_qp_init(struct mdl_node *n, struct mdl_qp *qp, u32 qpn, u32 peer,
+		 u32 remote_qpn, u32 mtu)
+{
+	struct mre_stream_attr a = {
+		.id = qpn, .remote_id = remote_qpn, .mtu = mtu, .max_rd = 16,
+		.rnr_retry = 7, .retry = 7, .rnr_delay_ns = 20000,
+	};
+
+	mre_memset(qp, 0, sizeof(*qp));
+	qp->node = n;
+	qp->qpn = qpn;
+	qp->peer = peer;
+	n->qps[n->nqps++] = qp;
+	mre_stream_attach(&qp->s, n->conns[peer], &a);
+}
+
+u32 mdl_post_send(struct mdl_qp *qp, const struct mre_wqe *w, u8 *buf,
+		  u64 wr_id)
+{
+	u32 msn = qp->sq_posted;
+	struct mdl_swqe *sw = &qp->sq[msn % MDL_SQ];
+
+	sw->w = *w;
+	sw->buf = buf;
+	sw->wr_id = wr_id;
+	qp->sq_posted++;
+	mre_stream_kick(&qp->s);
+	return msn;
+}
+
+void mdl_post_recv(struct mdl_qp *qp, u8 *buf, u32 len, u64 wr_id)
+{
+	struct mdl_rwqe *r = &qp->rq[qp->rq_posted % MDL_RQ];
+
+	r->buf = buf;
+	r->len = len;
+	r->wr_id = wr_id;
+	qp->rq_posted++;
+}
+
+void mdl_rx(struct mdl_node *n, u32 from, const u8 *buf, u32 len, bool ce,
+	    u64 now)
+{
+	struct mre_conn *c = from < MDL_MAX_PEERS ? n->conns[from] : NULL;
+	struct mre_pkt pkt;
+	long long cid = mre_ep_parse(&n->ep, buf, len, &pkt);
+
+	if (cid < 0 || !c)
+		return;
+	switch (pkt.type) {
+	case MRE_T_CONNECT:
+		mre_conn_accept(c, now, &pkt, pkt.connect.blob,
+				pkt.connect.blob_len);
+		break;
+	case MRE_T_UD:
+		n->ep.ctr.rx_ud++;
+		return;
+	case MRE_T_RESET:
+		mre_conn_rx(c, now, &pkt, ce);
+		break;
+	default:
+		if ((u32)cid != c->cid) {
+			n->ep.ctr.drop_no_conn++;
+			return;
+		}
+		mre_conn_rx(c, now, &pkt, ce);
+	}
+	mre_conn_run(c, now);
+}
+
+u64 mdl_run(struct mdl_node *n, u64 now)
+{
+	u64 next = 0, d;
+	u32 i;
+
+	for (i = 0; i < MDL_MAX_PEERS; i++) {
+		struct mre_conn *c = n->conns[i];
+
+		if (!c)
+			continue;
+		if (c->state == MRE_CONN_CLOSED && c->nstreams)
+			mre_conn_connect(c, now, NULL, 0);
+		d = mre_conn_run(c, now);
+		if (d && (!next || d < next))
+			next = d;
+	}
+	return next;
+}

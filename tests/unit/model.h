@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A model host for the engine: memory regions, QPs with send and receive
+ * queues, completion logs, and an implementation of struct mre_ops on top.
+ *
+ * It is freestanding like the engine, so the unit tests (host and KUnit) and
+ * the fabric simulator (tests/sim) drive the unmodified engine through the
+ * same embedder. Packets leave through node->out(), which the harness
+ * provides (a direct wire, or the simulated fabric).
+ *
+ * Checks built in (each a counter the tests assert on):
+ *   - a WRITE or SEND may only land inside its MR / receive buffer;
+ *   - with byte accounting on (mdl_mr.count), every byte of an MR records
+ *     how many times it was written, so "exactly once" is checkable;
+ *   - completions are logged in the order they come, with their status.
+ */
+#ifndef MRE_MODEL_H
+#define MRE_MODEL_H
+
+#include "engine.h"
+
+#define MDL_MAX_QPS	64
+#define MDL_MAX_MRS	16
+#define MDL_MAX_PEERS	32
+#define MDL_SQ		256	/* power of two */
+#define MDL_RQ		256
+#define MDL_LOG		4096	/* completion log entries kept */
+
+#define MDL_ACC_LWRITE	1
+#define MDL_ACC_RWRITE	2
+#define MDL_ACC_RREAD	4
+#define MDL_ACC_RATOMIC	8
+
+struct mdl_node;
+
+struct mdl_mr {
+	u32 key;
+	u32 access;
+	u64 addr;		/* "virtual" address of mem[0] */
+	u32 len;
+	u8 *mem;
+	u8 *count;		/* optional: times each byte was written remotely */
+};
+
+struct mdl_swqe {
+	struct mre_wqe w;
+	u8 *buf;		/* local buffer (payload source / READ sink) */
+	u64 wr_id;
+};
+
+struct mdl_rwqe {
+	u8 *buf;
+	u32 len;
+	u64 wr_id;
+};
+
+struct mdl_cqe {
+	u64 wr_id;
+	u64 placed;		/* node's placed_bytes when it completed */
+	u32 len;
+	u32 imm;
+	u8 status;
+	u8 recv;		/* 1: receive completion */
+	u8 op;
+	u8 dflags;
+};
+
+struct mdl_qp {
+	struct mre_stream s;
+	struct mdl_node *node;
+	u32 qpn;
+	u32 peer;		/* index of the peer node */
+	struct mdl_swqe sq[MDL_SQ];
+	u32 sq_posted;		/* next msn to post */
+	u32 sq_done;		/* send completions so far */
+	struct mdl_rwqe rq[MDL_RQ];
+	u32 rq_posted;
+	u32 rq_done;
+	struct mdl_cqe log[MDL_LOG];
+	u32 nlog;
+	u32 errors;		/* completions with an error status */
+	u8 fatal;		/* stream_error status (0: none) */
+	u32 order_violations;	/* a completion out of posting order */
+};
+
+struct mdl_node {
+	struct mre_ep ep;
+	u32 id;
+	u64 rng;
+	struct mdl_qp *qps[MDL_MAX_QPS];
+	u32 nqps;
+	struct mdl_mr mrs[MDL_MAX_MRS];
+	u32 nmrs;
+	struct mre_conn *conns[MDL_MAX_PEERS];	/* by peer node id */
+	void *conn_mem[MDL_MAX_PEERS];
+	/* packets out: the harness delivers them (to node peer, on plane) */
+	void (*out)(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
+		    const u8 *pkt, u32 len);
+	void *harness;
+	u64 placed_bytes;	/* payload bytes placed (goodput) */
+	u32 bad_place;		/* placement outside a target was attempted */
+	u32 conn_ups;
+	u32 conn_deads;
+	u8 txbuf[MRE_MAX_HDR_LEN + 16 + MRE_MAX_PAYLOAD + MRE_MAX_BLOB];
+};
+
+extern const struct mre_ops mdl_ops;
+
+/* 64-bit splitmix step: the model's (and simulator's) only randomness */
+u64 mdl_rand(u64 *state);
+
+void mdl_node_init(struct mdl_node *n, u32 id, u64 seed,
+		   const struct mre_config *cfg);
+/* connection to peer @peer; memory from @mem (mre_conn_mem_size bytes) */
+struct mre_conn *mdl_conn(struct mdl_node *n, u32 peer, struct mre_conn *c,
+			  void *mem);
+/* register memory: @addr is its remote-visible address */
+struct mdl_mr *mdl_mr_reg(struct mdl_node *n, u8 *mem, u32 len, u64 addr,
+			  u32 access, u8 *count);
+/* a connected QP pair element: attach @qp (storage from the caller) */
+void mdl_qp_init(struct mdl_node *n, struct mdl_qp *qp, u32 qpn, u32 peer,
+		 u32 remote_qpn, u32 mtu);
+/* post a send WQE (op MRE_OP_*); returns its msn */
+u32 mdl_post_send(struct mdl_qp *qp, const struct mre_wqe *w, u8 *buf,
+		  u64 wr_id);
+void mdl_post_recv(struct mdl_qp *qp, u8 *buf, u32 len, u64 wr_id);
+/* hand a received datagram to the node (as the kernel glue would) */
+void mdl_rx(struct mdl_node *n, u32 from, const u8 *pkt, u32 len, bool ce,
+	    u64 now);
+/* run every connection's timers/transmit; returns the earliest deadline */
+u64 mdl_run(struct mdl_node *n, u64 now);
+
+#endif /* MRE_MODEL_H */

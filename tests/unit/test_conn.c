@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Two engines end to end under a fake clock: handshake, every operation,
+ * and loss recovery with scripted drops whose consequences are exact.
+ */
+#include "pair.h"
+
+#define KB 1024u
+#define BUF (256 * KB)
+
+struct rig {
+	struct pair *p;
+	struct mdl_qp *a, *b;
+	u8 *src, *dst, *cnt;
+	struct mdl_mr *mr;	/* on node 1: the WRITE/READ target */
+};
+
+static void fill(u8 *b, u32 len, u32 seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		b[i] = (u8)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static bool same(const u8 *a, const u8 *b, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static void rig_init(struct kunit *test, struct rig *r,
+		     const struct mre_config *cfg, u64 delay)
+{
+	struct mre_config def;
+
+	if (!cfg) {
+		mre_config_default(&def);
+		cfg = &def;
+	}
+	r->p = pair_new(test, cfg, mre_test_seed(test), delay);
+	r->a = MRE_ALLOC(test, sizeof(*r->a));
+	r->b = MRE_ALLOC(test, sizeof(*r->b));
+	r->src = MRE_ALLOC(test, BUF);
+	r->dst = MRE_ALLOC(test, BUF);
+	r->cnt = MRE_ALLOC(test, BUF);
+	fill(r->src, BUF, 1);
+	pair_qps(r->p, r->a, r->b, 17, 1024);
+	r->mr = mdl_mr_reg(&r->p->n[1], r->dst, BUF, 0x10000,
+			   MDL_ACC_RWRITE | MDL_ACC_RREAD | MDL_ACC_RATOMIC,
+			   r->cnt);
+}
+
+static u32 write(struct rig *r, u32 off, u32 len, u64 wr_id)
+{
+	struct mre_wqe w = {
+		.op = MRE_OP_WRITE, .len = len, .rkey = r->mr->key,
+		.raddr = 0x10000 + off,
+	};
+
+	return mdl_post_send(r->a, &w, r->src + off, wr_id);
+}
+
+/* every byte of [off, off+len) written exactly once, nothing else touched */
+static bool exactly_once(struct rig *r, u32 off, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < BUF; i++) {
+		u8 want = i >= off && i < off + len;
+
+		if (r->cnt[i] != want)
+			return false;
+	}
+	return same(r->src + off, r->dst + off, len);
+}
+
+MRE_TEST(conn_handshake)
+{
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	pair_run(r.p, 1000000);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->c[1].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->c[0].remote_cid, r.p->c[1].cid);
+	MRE_EXPECT_EQ(test, r.p->c[1].remote_cid, r.p->c[0].cid);
+	/* both sides attached a stream, so both opened: 2 CONNECTs, crossing */
+	MRE_EXPECT_EQ(test, r.p->n[0].conn_ups, 1);
+	MRE_EXPECT_EQ(test, r.p->n[1].conn_ups, 1);
+}
+
+MRE_TEST(conn_write_lossless)
+{
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 64 * KB, 7);
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].wr_id, 7);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT(test, exactly_once(&r, 0, 64 * KB));
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 0);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_data, 64);
+	MRE_EXPECT_EQ(test, r.a->order_violations, 0);
+}
+
+
+/* drop DATA packets number *ctx (counted from 0, node 0 to node 1) */
+struct drops {
+	u64 idx[8];
+	u32 n;
+	u64 data_seen;
+	int type;		/* MRE_T_* counted, default DATA */
+	int path;		/* >= 0: drop everything on this path ... */
+	u64 from_t, to_t;	/* ... between these times */
+	u32 from;
+};
+
+static bool hook_drops(struct pair *p, u32 from, const struct pair_pkt *pk,
+		       u64 n, u64 *extra)
+{
+	struct drops *d = p->hook_ctx;
+	u32 i;
+	u64 k;
+
+	if (d->path >= 0 && from == d->from && pk->path == d->path &&
+	    p->now >= d->from_t && p->now < d->to_t)
+		return true;
+	if (from != d->from || pk->type != (d->type ? d->type : MRE_T_DATA))
+		return false;
+	k = d->data_seen++;
+	for (i = 0; i < d->n; i++)
+		if (d->idx[i] == k)
+			return true;
+	return false;
+}
+
+static void set_drops(struct rig *r, struct drops *d)
+{
+	r->p->hook = hook_drops;
+	r->p->hook_ctx = d;
+}
+
+MRE_TEST(conn_one_loss_fast_retransmit)
+{
+	struct drops d = { .idx = { 10 }, .n = 1, .path = -1 };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	set_drops(&r, &d);
+	write(&r, 0, 128 * KB, 1);
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT(test, exactly_once(&r, 0, 128 * KB));
+	/* exactly one packet lost, found by SACK (not by timeout), resent once */
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.loss_fast, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rto, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
+}
+
+MRE_TEST(conn_tail_loss_rto)
+{
+	/* 64 packets: the last one on its path goes missing */
+	struct drops d = { .idx = { 63 }, .n = 1, .path = -1 };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	set_drops(&r, &d);
+	write(&r, 0, 64 * KB, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT(test, exactly_once(&r, 0, 64 * KB));
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
+	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rto, 1);
+}
+
+MRE_TEST(conn_random_loss_exactly_once)
+{
+	u64 ppm = 50000;	/* 5 % both ways, ACKs included */
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = pair_hook_loss;
+	r.p->hook_ctx = &ppm;
+	for (i = 0; i < 4; i++)
+		write(&r, i * 64 * KB, 64 * KB, i);
+	pair_run(r.p, 2000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	for (i = 0; i < r.a->nlog; i++) {
+		MRE_EXPECT_EQ(test, r.a->log[i].wr_id, i);
+		MRE_EXPECT_EQ(test, r.a->log[i].status, MRE_ST_OK);
+	}
+	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
+	MRE_EXPECT_GE(test, r.p->dropped, 10);
+	MRE_EXPECT_EQ(test, r.a->order_violations, 0);
+}
+
+/* paths of different lengths: reordering between paths, none within one */
+static bool hook_skew(struct pair *p, u32 from, const struct pair_pkt *pk,
+		      u64 n, u64 *extra)
+{
+	*extra = (u64)pk->path * 3000;
+	return false;
+}
+
+MRE_TEST(conn_path_skew_no_spurious)
+{
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = hook_skew;
+	write(&r, 0, 256 * KB, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
+}
+
+MRE_TEST(conn_send_recv_imm)
+{
+	struct mre_wqe w = { .op = MRE_OP_SEND, .flags = MRE_WQE_IMM, .imm = 0xabc };
+	u8 *rbuf;
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	rbuf = MRE_ALLOC(test, 8 * 8 * KB);
+	for (i = 0; i < 8; i++)
+		mdl_post_recv(r.b, rbuf + i * 8 * KB, 8 * KB, 100 + i);
+	for (i = 0; i < 8; i++) {
+		w.len = 1000 + i * 900;
+		w.imm = 0xabc + i;
+		mdl_post_send(r.a, &w, r.src + i * 8 * KB, i);
+	}
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 8);
+	MRE_EXPECT_EQ(test, r.b->nlog, 8);
+	for (i = 0; i < 8 && i < r.b->nlog; i++) {
+		MRE_EXPECT_EQ(test, r.b->log[i].wr_id, 100 + i);
+		MRE_EXPECT_EQ(test, r.b->log[i].len, 1000 + i * 900);
+		MRE_EXPECT_EQ(test, r.b->log[i].imm, 0xabc + i);
+		MRE_EXPECT_EQ(test, r.b->log[i].status, MRE_ST_OK);
+		MRE_EXPECT(test, same(rbuf + i * 8 * KB, r.src + i * 8 * KB,
+				      1000 + i * 900));
+	}
+	MRE_EXPECT_EQ(test, r.b->order_violations, 0);
+}
+
+MRE_TEST(conn_rnr_then_recv)
+{
+	struct mre_wqe w = { .op = MRE_OP_SEND, .len = 3000 };
+	u8 *rbuf;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	rbuf = MRE_ALLOC(test, 4 * KB);
+	mdl_post_send(r.a, &w, r.src, 1);
+	pair_run(r.p, 200000);		/* refused: no receive posted */
+	MRE_EXPECT_EQ(test, r.a->nlog, 0);
+	MRE_EXPECT_GE(test, r.p->n[1].ep.ctr.drop_rnr, 1);
+	mdl_post_recv(r.b, rbuf, 4 * KB, 9);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.b->nlog, 1);
+	MRE_EXPECT_EQ(test, r.b->log[0].len, 3000);
+	MRE_EXPECT(test, same(rbuf, r.src, 3000));
+	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rnr_wait, 1);
+}
+
+MRE_TEST(conn_read)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ };
+	u64 ppm = 20000;
+	u8 *lbuf;
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = pair_hook_loss;
+	r.p->hook_ctx = &ppm;
+	fill(r.dst, BUF, 9);
+	lbuf = MRE_ALLOC(test, BUF);
+	for (i = 0; i < 4; i++) {
+		w.len = 50 * KB + i;
+		w.rkey = r.mr->key;
+		w.raddr = 0x10000 + i * 60 * KB;
+		mdl_post_send(r.a, &w, lbuf + i * 60 * KB, i);
+	}
+	pair_run(r.p, 2000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	for (i = 0; i < r.a->nlog; i++) {
+		MRE_EXPECT_EQ(test, r.a->log[i].status, MRE_ST_OK);
+		MRE_EXPECT(test, same(lbuf + i * 60 * KB, r.dst + i * 60 * KB,
+				      50 * KB + i));
+	}
+}
+
+/* every ATOMIC_RESP is dropped once: the requests are never re-executed */
+static bool hook_drop_resp_once(struct pair *p, u32 from,
+				const struct pair_pkt *pk, u64 n, u64 *extra)
+{
+	u32 *seen = p->hook_ctx;
+
+	/* node 1 sends responses; drop each odd DATA packet it sends */
+	return from == 1 && pk->type == MRE_T_DATA && ((*seen)++ & 1) == 0;
+}
+
+MRE_TEST(conn_atomic_exactly_once)
+{
+	struct mre_wqe w = { .op = MRE_OP_ATOMIC_REQ, .aop = MRE_AOP_FETCH_ADD,
+			     .len = 8, .swap_add = 3 };
+	u32 seen = 0, i, bad = 0;
+	u64 *olds, v;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = hook_drop_resp_once;
+	r.p->hook_ctx = &seen;
+	mre_memset(r.dst, 0, 8);
+	olds = MRE_ALLOC(test, 8 * 40);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	for (i = 0; i < 40; i++)
+		mdl_post_send(r.a, &w, (u8 *)&olds[i], i);
+	pair_run(r.p, 2000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 40);
+	mre_memcpy(&v, r.dst, 8);
+	MRE_EXPECT_EQ(test, v, 40 * 3);
+	for (i = 0; i < 40; i++)
+		bad += olds[i] != i * 3;
+	MRE_EXPECT_EQ(test, bad, 0);
+	MRE_EXPECT_GE(test, r.p->n[1].ep.ctr.tx_retx, 10);
+}
+
+MRE_TEST(conn_cmp_swap)
+{
+	struct mre_wqe w = { .op = MRE_OP_ATOMIC_REQ, .aop = MRE_AOP_CMP_SWP,
+			     .len = 8 };
+	u64 old[2], v = 5;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	mre_memcpy(r.dst + 8, &v, 8);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10008;
+	w.compare = 5;
+	w.swap_add = 77;
+	mdl_post_send(r.a, &w, (u8 *)&old[0], 0);
+	w.compare = 5;		/* fails now: value is 77 */
+	w.swap_add = 99;
+	mdl_post_send(r.a, &w, (u8 *)&old[1], 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 2);
+	mre_memcpy(&v, r.dst + 8, 8);
+	MRE_EXPECT_EQ(test, v, 77);
+	MRE_EXPECT_EQ(test, old[0], 5);
+	MRE_EXPECT_EQ(test, old[1], 77);
+}
+
+MRE_TEST(conn_write_bad_rkey)
+{
+	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 4 * KB, .rkey = 0x999,
+			     .raddr = 0x10000 };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);		/* fine */
+	mdl_post_send(r.a, &w, r.src, 2);	/* bad key */
+	write(&r, 8 * KB, 4 * KB, 3);		/* flushed by the embedder */
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 2);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_REM_ACCESS);
+	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_REM_ACCESS);
+	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_LOC_ACCESS);
+	/* nothing landed outside the first write */
+	MRE_EXPECT(test, exactly_once(&r, 0, 4 * KB));
+}
+
+MRE_TEST(conn_write_out_of_bounds)
+{
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	/* MR is BUF long: a write crossing its end must not land at all */
+	write(&r, BUF - 2 * KB, 2 * KB, 1);
+	{
+		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 4 * KB,
+				     .rkey = r.mr->key,
+				     .raddr = 0x10000 + BUF - 2 * KB };
+
+		mdl_post_send(r.a, &w, r.src, 2);
+	}
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_REM_ACCESS);
+	MRE_EXPECT(test, exactly_once(&r, BUF - 2 * KB, 2 * KB));
+}
+
+MRE_TEST(conn_send_too_long)
+{
+	struct mre_wqe w = { .op = MRE_OP_SEND, .len = 6000 };
+	u8 *rbuf;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	rbuf = MRE_ALLOC(test, 4 * KB);
+	mdl_post_recv(r.b, rbuf, 4 * KB, 5);
+	mdl_post_send(r.a, &w, r.src, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_REM_INV_REQ);
+	MRE_EXPECT_EQ(test, r.b->nlog, 1);
+	MRE_EXPECT_EQ(test, r.b->log[0].status, MRE_ST_LOC_LEN);
+}
+
+MRE_TEST(conn_unknown_stream)
+{
+	struct rig r;
+	struct mdl_qp *x;
+
+	rig_init(test, &r, NULL, 5000);
+	x = MRE_ALLOC(test, sizeof(*x));
+	mdl_qp_init(&r.p->n[0], x, 55, 1, 4242, 1024);	/* peer has no 4242 */
+	{
+		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 3000,
+				     .rkey = r.mr->key, .raddr = 0x10000 };
+
+		mdl_post_send(x, &w, r.src, 1);
+	}
+	write(&r, 64 * KB, 8 * KB, 2);	/* a healthy stream is not disturbed */
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, x->nlog, 1);
+	MRE_EXPECT_EQ(test, x->log[0].status, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT(test, exactly_once(&r, 64 * KB, 8 * KB));
+}
+
+/* WRITE then SEND: the receive completes only once the WRITE has landed */
+static bool hook_delay_first(struct pair *p, u32 from,
+			     const struct pair_pkt *pk, u64 n, u64 *extra)
+{
+	u32 *k = p->hook_ctx;
+
+	if (from == 0 && pk->type == MRE_T_DATA && (*k)++ < 8)
+		*extra = 200000;	/* the WRITE's packets crawl */
+	return false;
+}
+
+MRE_TEST(conn_order_write_then_send)
+{
+	struct mre_wqe w = { .op = MRE_OP_SEND, .len = 100 };
+	u32 k = 0;
+	u8 *rbuf;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = hook_delay_first;
+	r.p->hook_ctx = &k;
+	rbuf = MRE_ALLOC(test, KB);
+	mdl_post_recv(r.b, rbuf, KB, 1);
+	write(&r, 0, 8 * KB, 1);
+	mdl_post_send(r.a, &w, r.src, 2);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.b->nlog, 1);
+	/* when the receive completed, all 8 KiB + 100 bytes had been placed */
+	MRE_EXPECT_EQ(test, r.b->log[0].placed, 8 * KB + 100);
+	MRE_EXPECT(test, exactly_once(&r, 0, 8 * KB));
+}
+
+MRE_TEST(conn_path_blackhole)
+{
+	struct drops d = { .path = 3, .from_t = 0, .to_t = 3000000, .n = 0 };
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	set_drops(&r, &d);
+	for (i = 0; i < 4; i++)
+		write(&r, i * 64 * KB, 64 * KB, i);
+	pair_run(r.p, 1000000);
+	/* nothing lost for the user; the path is under suspicion */
+	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
+	MRE_EXPECT_EQ(test, r.p->c[0].paths[3].health, MRE_PATH_SUSPECT);
+	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rto, 1);
+	/* more traffic while the hole lasts: a second timeout fails it */
+	for (i = 0; i < 4; i++)
+		write(&r, i * 64 * KB, 64 * KB, 10 + i);
+	pair_run(r.p, 1000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 8);
+	MRE_EXPECT_EQ(test, r.p->c[0].paths[3].health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.path_failed, 1);
+	MRE_EXPECT(test, same(r.src, r.dst, 256 * KB));
+	/* the hole heals: a probe brings the path back */
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.p->c[0].paths[3].health, MRE_PATH_GOOD);
+	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.path_recovered, 1);
+}
+
+static bool hook_all(struct pair *p, u32 from, const struct pair_pkt *pk,
+		     u64 n, u64 *extra)
+{
+	return true;
+}
+
+MRE_TEST(conn_peer_dead)
+{
+	struct mre_config cfg;
+	struct rig r;
+
+	mre_config_default(&cfg);
+	cfg.dead_ns = 50000000;
+	rig_init(test, &r, &cfg, 5000);
+	pair_run(r.p, 200000);			/* established */
+	r.p->hook = hook_all;
+	write(&r, 0, 8 * KB, 1);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 0);	/* the embedder flushes */
+	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
+	MRE_EXPECT_EQ(test, r.p->n[0].conn_deads, 1);
+}
+
+MRE_TEST(conn_lost_connect)
+{
+	struct drops d = { .type = MRE_T_CONNECT, .idx = { 0 }, .n = 1,
+			   .path = -1 };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	set_drops(&r, &d);
+	write(&r, 0, 4 * KB, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT(test, exactly_once(&r, 0, 4 * KB));
+}
+
+MRE_TEST(conn_many_streams)
+{
+	struct mre_config cfg;
+	struct mdl_qp *qa, *qb;
+	struct rig r;
+	u32 i, done = 0, before;
+
+	mre_config_default(&cfg);
+	before = mre_conn_mem_size(&cfg);
+	rig_init(test, &r, &cfg, 5000);
+	qa = MRE_ALLOC(test, sizeof(*qa) * 32);
+	qb = MRE_ALLOC(test, sizeof(*qb) * 32);
+	for (i = 0; i < 32; i++) {
+		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 8 * KB,
+				     .rkey = r.mr->key,
+				     .raddr = 0x10000 + i * 8 * KB };
+
+		pair_qps(r.p, &qa[i], &qb[i], 100 + i, 1024);
+		mdl_post_send(&qa[i], &w, r.src + i * 8 * KB, i);
+	}
+	pair_run(r.p, 100000000);
+	for (i = 0; i < 32; i++)
+		done += qa[i].nlog == 1 && qa[i].log[0].status == MRE_ST_OK;
+	MRE_EXPECT_EQ(test, done, 32);
+	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
+	/* the connection's memory was fixed before any stream existed */
+	MRE_EXPECT_EQ(test, mre_conn_mem_size(&cfg), before);
+	MRE_EXPECT_EQ(test, r.p->c[0].nstreams, 33);
+}
+
+MRE_SUITE(conn,
+	  MRE_CASE(conn_handshake),
+	  MRE_CASE(conn_write_lossless),
+	  MRE_CASE(conn_one_loss_fast_retransmit),
+	  MRE_CASE(conn_tail_loss_rto),
+	  MRE_CASE(conn_random_loss_exactly_once),
+	  MRE_CASE(conn_path_skew_no_spurious),
+	  MRE_CASE(conn_send_recv_imm),
+	  MRE_CASE(conn_rnr_then_recv),
+	  MRE_CASE(conn_read),
+	  MRE_CASE(conn_atomic_exactly_once),
+	  MRE_CASE(conn_cmp_swap),
+	  MRE_CASE(conn_write_bad_rkey),
+	  MRE_CASE(conn_write_out_of_bounds),
+	  MRE_CASE(conn_send_too_long),
+	  MRE_CASE(conn_unknown_stream),
+	  MRE_CASE(conn_order_write_then_send),
+	  MRE_CASE(conn_path_blackhole),
+	  MRE_CASE(conn_peer_dead),
+	  MRE_CASE(conn_lost_connect),
+	  MRE_CASE(conn_many_streams));
