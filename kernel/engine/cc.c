@@ -28,7 +28,10 @@ static void alpha_update(u32 *alpha, u32 acked, u32 ce, u32 g_shift)
 {
 	u32 f = acked ? (u32)((u64)MRE_MIN(ce, acked) * MRE_ALPHA_ONE / acked) : 0;
 
-	*alpha = *alpha - (*alpha >> g_shift) + (f >> g_shift);
+	u32 dec = *alpha >> g_shift;
+
+	/* as Linux's DCTCP: a small alpha decays to zero, not to a floor */
+	*alpha = *alpha - (dec ? dec : *alpha) + (f >> g_shift);
 }
 
 static u32 ecn_cut(u32 cwnd, u32 alpha)

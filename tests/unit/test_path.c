@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Paths and congestion control in isolation: one connection of a model node,
+ * ACKs built by hand, time moved by hand.
+ */
+#include "cc.h"
+#include "model.h"
+#include "mre_test.h"
+
+struct one {
+	struct mdl_node n;
+	struct mre_conn c;
+	struct mre_path *p;
+	u64 now;
+};
+
+static void drop_out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
+		     const u8 *pkt, u32 len)
+{
+}
+
+static struct one *one_new(struct kunit *test, struct mre_config *cfg)
+{
+	struct one *o = MRE_ALLOC(test, sizeof(*o));
+	struct mre_config def;
+
+	if (!cfg) {
+		mre_config_default(&def);
+		cfg = &def;
+	}
+	mdl_node_init(&o->n, 0, mre_test_seed(test), cfg);
+	o->n.out = drop_out;
+	mdl_conn(&o->n, 1, &o->c, MRE_ALLOC(test, mre_conn_mem_size(cfg)));
+	o->c.state = MRE_CONN_ESTABLISHED;
+	o->p = &o->c.paths[0];
+	o->now = 1000000;
+	return o;
+}
+
+/* send @n packets on path 0, as TSNs tsn_next.. */
+static void send_n(struct one *o, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		u32 tsn = o->c.tsn_next++;
+		struct mre_txd *t = mre_txd_of(&o->c, tsn);
+
+		*t = (struct mre_txd){ .op = MRE_OP_NOP, .state = MRE_TXD_OUT };
+		t->psn = mre_path_sent(o->p, &o->c, tsn, o->now);
+		t->path = 0;
+	}
+}
+
+static struct mre_pkt ack_of(struct one *o, u32 cum, u32 sack0, u32 ce)
+{
+	struct mre_pkt a = {
+		.type = MRE_T_ACK,
+		.ack = {
+			.ack_path = 0, .psn_cum = cum, .sack = { sack0 },
+			.tsn_cum = o->c.tsn_una, .ts_echo = (u32)(o->now - 10000),
+			.ce_count = ce,
+		},
+	};
+	return a;
+}
+
+MRE_TEST(path_fack_loss)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt a;
+
+	send_n(o, 10);
+	MRE_EXPECT_EQ(test, o->p->inflight, 10);
+	/* PSN 0 missing, 1..5 SACKed: 0 is three below the highest, so lost */
+	a = ack_of(o, 0, 0x1f, 0);
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 1);
+	MRE_EXPECT_EQ(test, o->p->st_acked, 5);
+	MRE_EXPECT_EQ(test, o->p->inflight, 4);
+	MRE_EXPECT_EQ(test, o->p->psn_una, 6);
+	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_fast, 1);
+}
+
+MRE_TEST(path_reorder_tolerated)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt a;
+
+	send_n(o, 10);
+	/* 1 and 2 arrived before 0: not enough evidence of a loss */
+	a = ack_of(o, 0, 0x3, 0);
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 0);
+	MRE_EXPECT_EQ(test, o->p->psn_una, 0);
+	/* then 0 shows up */
+	a = ack_of(o, 3, 0, 0);
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 0);
+	MRE_EXPECT_EQ(test, o->p->psn_una, 3);
+	MRE_EXPECT_EQ(test, o->p->inflight, 7);
+}
+
+MRE_TEST(path_rtt_rto)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt a;
+
+	send_n(o, 2);
+	a = ack_of(o, 1, 0, 0);
+	a.ack.ack_delay = 2000;			/* the receiver sat on it 2 us */
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->srtt, 8000);
+	MRE_EXPECT_EQ(test, o->p->rttvar, 4000);
+	/* srtt + 4 rttvar = 24 us, below rto_min */
+	MRE_EXPECT_EQ(test, o->p->rto, o->n.ep.cfg.rto_min_ns);
+	MRE_EXPECT_EQ(test, o->p->rto_at, o->now + o->p->rto);
+}
+
+MRE_TEST(path_timeouts_fail_and_probe)
+{
+	struct one *o = one_new(test, NULL);
+	u16 port = o->p->src_port;
+	struct mre_pkt a;
+
+	send_n(o, 4);
+	o->now = o->p->rto_at;
+	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_SUSPECT);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 4);
+	MRE_EXPECT_NE(test, o->p->src_port, port);	/* moved off the route */
+	MRE_EXPECT_EQ(test, o->p->cwnd >> MRE_FP, o->n.ep.cfg.min_cwnd);
+	MRE_EXPECT_EQ(test, mre_path_room(o->p), 1);
+	send_n(o, 1);
+	o->now = o->p->rto_at;
+	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, mre_path_room(o->p), 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_failed, 1);
+	/* a probe goes out when due, and its ACK heals the path */
+	MRE_EXPECT_EQ(test, o->p->probe_at, o->now + o->n.ep.cfg.probe_min_ns);
+	o->now = o->p->probe_at;
+	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_probe, 1);
+	MRE_EXPECT_EQ(test, o->p->probe_at, o->now + 2 * o->n.ep.cfg.probe_min_ns);
+	a = ack_of(o, o->p->psn_next, 0, 0);
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_recovered, 1);
+	MRE_EXPECT_GE(test, o->p->cwnd >> MRE_FP, o->n.ep.cfg.init_cwnd);
+}
+
+MRE_TEST(path_plane_down_up)
+{
+	struct mre_config cfg;
+	struct one *o;
+	u32 i, failed = 0;
+
+	mre_config_default(&cfg);
+	cfg.nplanes = 2;
+	o = one_new(test, &cfg);
+	send_n(o, 3);
+	mre_conn_plane(&o->c, o->now, 0, false);
+	for (i = 0; i < o->c.npaths; i++)
+		failed += o->c.paths[i].health == MRE_PATH_FAILED;
+	MRE_EXPECT_EQ(test, failed, o->c.npaths / 2);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 3);		/* resent elsewhere */
+	MRE_EXPECT_EQ(test, o->p->probe_at, 0);		/* no probing a dead plane */
+	mre_conn_plane(&o->c, o->now + 5, 0, true);
+	MRE_EXPECT_EQ(test, o->p->probe_at, o->now + 5);
+}
+
+MRE_TEST(path_receiver_window)
+{
+	struct one *o = one_new(test, NULL);
+	bool gap;
+
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 0, 0, 1, false, o->now, &gap),
+		      MRE_WIN_NEW);
+	MRE_EXPECT(test, !gap);
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 2, 0, 1, true, o->now, &gap),
+		      MRE_WIN_NEW);
+	MRE_EXPECT(test, gap);			/* hole at 1 */
+	MRE_EXPECT_EQ(test, o->p->rx_ce, 1);
+	/* the sender gave PSN 1 up (resent it elsewhere): stop waiting */
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 3, 2, 1, false, o->now, &gap),
+		      MRE_WIN_NEW);
+	MRE_EXPECT_EQ(test, o->p->rx.base, 4);
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 4 + 300, 4, 1, false, o->now, &gap),
+		      MRE_WIN_AHEAD);
+}
+
+MRE_TEST(cc_slow_start_and_ecn_cut)
+{
+	struct one *o = one_new(test, NULL);
+	u32 w0 = o->p->cwnd, w1, cut;
+
+	send_n(o, 20);
+	o->p->win_end = o->p->psn_next;		/* one window: these 20 */
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w0 + (4 << MRE_FP));
+	/* a mark: cut by alpha/2; alpha starts at 1 (DCTCP), so halved */
+	w1 = o->p->cwnd;
+	MRE_EXPECT_EQ(test, o->p->alpha, MRE_ALPHA_ONE);
+	mre_cc_path_ack(o->p, &o->c, 1, 0, 1);
+	cut = w1 / 2;
+	MRE_EXPECT_EQ(test, o->p->cwnd, cut);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 1);
+	/* more marks in the same window do not cut again */
+	mre_cc_path_ack(o->p, &o->c, 1, 0, 1);
+	MRE_EXPECT_EQ(test, o->p->cwnd, cut);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 1);
+	/* loss alone does not cut (loss_beta_shift 0) */
+	w1 = o->p->cwnd;
+	mre_cc_path_ack(o->p, &o->c, 0, 3, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w1);
+}
+
+MRE_TEST(cc_alpha_tracks_marks)
+{
+	struct one *o = one_new(test, NULL);
+	u32 i;
+
+	/* windows with no marks decay alpha geometrically (g = 1/16) to 0 */
+	for (i = 0; i < 100; i++) {
+		o->p->psn_una = o->p->win_end;
+		mre_cc_path_ack(o->p, &o->c, 10, 0, 0);
+	}
+	MRE_EXPECT_EQ(test, o->p->alpha, 0);
+	/* half the packets marked for many windows: alpha near 1/2 */
+	for (i = 0; i < 200; i++) {
+		o->p->psn_una = o->p->win_end;
+		o->p->win_acked += 5;
+		mre_cc_path_ack(o->p, &o->c, 5, 0, 5);
+	}
+	MRE_EXPECT_GE(test, o->p->alpha, MRE_ALPHA_ONE / 2 - 40);
+	MRE_EXPECT_LE(test, o->p->alpha, MRE_ALPHA_ONE / 2 + 40);
+}
+
+MRE_TEST(cc_rate_hint_and_pacing)
+{
+	struct mre_config cfg;
+	struct one *o;
+	struct mre_conn *c2;
+	u64 at = 0;
+	u32 i;
+
+	mre_config_default(&cfg);
+	cfg.link_mbps = 100000;
+	o = one_new(test, &cfg);
+	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now), 95000);
+	/* four senders active in this epoch: a quarter each */
+	c2 = MRE_ALLOC(test, sizeof(*c2) * 3);
+	for (i = 0; i < 3; i++) {
+		mre_conn_init(&c2[i], &o->n.ep,
+			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)));
+		mre_cc_rx_activity(&c2[i], o->now);
+	}
+	mre_cc_rx_activity(&o->c, o->now);
+	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now), 95000 / 4);
+	/* two epochs of silence: the estimate resets */
+	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now + 3 * cfg.active_ns), 95000);
+	/* pacing at 8 Gbit/s: a 1000-byte packet every 1000 ns */
+	o->c.rate_mbps = 8000;
+	o->c.pace_next = o->now;
+	mre_cc_sent(&o->c, 1000, o->now);
+	MRE_EXPECT_EQ(test, o->c.pace_next, o->now + 1000);
+	MRE_EXPECT(test, !mre_cc_can_send(&o->c, o->now, &at));
+	MRE_EXPECT_EQ(test, at, o->now + 1000);
+	MRE_EXPECT(test, mre_cc_can_send(&o->c, o->now + 1000, &at));
+}
+
+MRE_SUITE(path,
+	  MRE_CASE(path_fack_loss),
+	  MRE_CASE(path_reorder_tolerated),
+	  MRE_CASE(path_rtt_rto),
+	  MRE_CASE(path_timeouts_fail_and_probe),
+	  MRE_CASE(path_plane_down_up),
+	  MRE_CASE(path_receiver_window),
+	  MRE_CASE(cc_slow_start_and_ecn_cut),
+	  MRE_CASE(cc_alpha_tracks_marks),
+	  MRE_CASE(cc_rate_hint_and_pacing));
