@@ -63,8 +63,9 @@ config MROCE_KUNIT_TEST
 	default KUNIT_ALL_TESTS
 KC
 cat > "$DRV/Makefile.new" <<'MK'
-ccflags-y += -Werror -I$(src)
-obj-$(CONFIG_MROCE_KUNIT_TEST) += $(patsubst $(src)/%.c,%.o,$(wildcard $(src)/*.c))
+# (kunit.py builds with O=: the sources are under $(srctree)/$(src))
+ccflags-y += -Werror -I$(srctree)/$(src)
+obj-$(CONFIG_MROCE_KUNIT_TEST) += $(patsubst $(srctree)/$(src)/%.c,%.o,$(wildcard $(srctree)/$(src)/*.c))
 MK
 for f in Kconfig Makefile; do
   cmp -s "$DRV/$f.new" "$DRV/$f" && rm "$DRV/$f.new" || mv "$DRV/$f.new" "$DRV/$f"
@@ -89,7 +90,8 @@ tlog kunit-run "$(elapsed "$t")" "rc=$rc ${sum#*] }"
 grep -E '^\[..:..:..\] +(\[(PASSED|FAILED|CRASHED|SKIPPED)\]|=+ |Testing complete|# )' "$log" | tail -60 || true
 num() { grep -oE "$1: [0-9]+" <<<"$sum" | grep -oE '[0-9]+' || echo 0; }
 pass=$(num passed)
-fail=$(( $(num failed) + $(num crashed) + $(num errors) ))
+fail=$(( $(num failed) + $(num crashed) ))
+[ "$fail" -gt 0 ] || fail=$(num errors)   # parse errors only
 if [ -z "$sum" ]; then
   echo "kunit: no result (build or boot failed, rc=$rc); last lines of $log:" >&2
   tail -40 "$log" >&2
