@@ -127,6 +127,7 @@ static int place_write(struct mdl_node *n, struct mdl_qp *qp,
 		for (i = 0; i < p->len; i++)
 			m->count[dst - m->addr + i]++;
 	n->placed_bytes += p->len;
+	qp->placed_bytes += p->len;
 	return MRE_SYN_NONE;
 }
 
@@ -150,6 +151,7 @@ static int m_place(struct mre_stream *s, const struct mre_place *p,
 		if (p->len)
 			mre_memcpy(r->buf + p->offset, data, p->len);
 		n->placed_bytes += p->len;
+		qp->placed_bytes += p->len;
 		return MRE_SYN_NONE;
 	case MRE_OP_READ_RESP:
 	case MRE_OP_ATOMIC_RESP:
@@ -160,6 +162,7 @@ static int m_place(struct mre_stream *s, const struct mre_place *p,
 		}
 		mre_memcpy(sw->buf + p->offset, data, p->len);
 		n->placed_bytes += p->len;
+		qp->placed_bytes += p->len;
 		return MRE_SYN_NONE;
 	}
 	n->bad_place++;
@@ -367,7 +370,8 @@ void mdl_rx(struct mdl_node *n, u32 from, const u8 *buf, u32 len, bool ce,
 		}
 		mre_conn_rx(c, now, &pkt, ce);
 	}
-	mre_conn_run(c, now);
+	if (!n->rx_no_run)
+		mre_conn_run(c, now);
 }
 
 u64 mdl_run(struct mdl_node *n, u64 now)

@@ -81,6 +81,7 @@ struct mdl_qp {
 	u32 errors;		/* completions with an error status */
 	u8 fatal;		/* stream_error status (0: none) */
 	u32 order_violations;	/* a completion out of posting order */
+	u64 placed_bytes;	/* payload placed for this QP (per-flow goodput) */
 };
 
 struct mdl_node {
@@ -101,6 +102,12 @@ struct mdl_node {
 	u32 bad_place;		/* placement outside a target was attempted */
 	u32 conn_ups;
 	u32 conn_deads;
+	/*
+	 * The harness owns the transmit schedule (a simulated NIC that asks
+	 * for packets when its wire is free): mdl_rx() then only hands the
+	 * packet to the engine and the harness calls mdl_run() when it may.
+	 */
+	bool rx_no_run;
 	u8 txbuf[MRE_MAX_HDR_LEN + 16 + MRE_MAX_PAYLOAD + MRE_MAX_BLOB];
 };
 
