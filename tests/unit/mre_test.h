@@ -26,7 +26,9 @@
 
 #ifdef __KERNEL__
 #include <kunit/test.h>
+#include <kunit/resource.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #define MRE_TEST(name) static void name(struct kunit *test)
 #define MRE_CASE(fn) KUNIT_CASE(fn)
@@ -44,12 +46,37 @@
 #define MRE_EXPECT_LE(test, a, b)	KUNIT_EXPECT_LE(test, (long long)(a), (long long)(b))
 #define MRE_EXPECT_GE(test, a, b)	KUNIT_EXPECT_GE(test, (long long)(a), (long long)(b))
 #define MRE_ASSERT(test, c)		KUNIT_ASSERT_TRUE(test, c)
-#define MRE_ALLOC(test, size)		kunit_kzalloc(test, size, GFP_KERNEL)
+#define MRE_ALLOC(test, size)		mre_test_alloc(test, size)
 #define MRE_LOG(test, fmt, ...)		kunit_info(test, fmt, ##__VA_ARGS__)
 
 static inline unsigned long long mre_test_seed(struct kunit *test)
 {
 	return 0x6d726f6365ULL;		/* fixed: KUnit runs must be repeatable */
+}
+
+/*
+ * Test memory: the harnesses allocate megabytes (packet queues, buffers),
+ * beyond kmalloc's reach, so use vzalloc, freed by KUnit after the test.
+ */
+static int mre_test_valloc_init(struct kunit_resource *res, void *size)
+{
+	res->data = vzalloc((unsigned long)size);
+	return res->data ? 0 : -ENOMEM;
+}
+
+static void mre_test_valloc_free(struct kunit_resource *res)
+{
+	vfree(res->data);
+}
+
+static inline void *mre_test_alloc(struct kunit *test, unsigned long size)
+{
+	void *p = kunit_alloc_resource(test, mre_test_valloc_init,
+				       mre_test_valloc_free, GFP_KERNEL,
+				       (void *)size);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	return p;
 }
 
 #define mre_test_trace 0
