@@ -23,9 +23,9 @@ GUEST_PKGS=${GUEST_PKGS:-"busybox-static bash libtinfo6 iproute2 kmod iputils-pi
 
 # Optional image variant with python3 + pyverbs (RIG_PYTHON=1): for rdma-core's
 # own test suite later. It makes the image larger and the boot slower.
-PY_PKGS=${PY_PKGS:-"python3-pyverbs python3.11 python3.11-minimal libpython3.11-stdlib
+PY_PKGS=${PY_PKGS:-"python3-pyverbs python3.11 python3.11-minimal libpython3.11 libpython3.11-stdlib
   libpython3.11-minimal libexpat1 libffi8 libsqlite3-0 libncursesw6 libreadline8
-  libuuid1 libbz2-1.0 libcrypt1 libgdbm6 media-types"}
+  libuuid1 libbz2-1.0 libcrypt1 libgdbm6 libnsl2 media-types"}
 
 # Kernel modules packed into the guest (dependencies are added by
 # modprobe --show-depends). Modules loaded only via request_module (crypto
