@@ -71,8 +71,17 @@ enum mre_win_res mre_win_mark(struct mre_win *w, u32 seq, u32 *advanced)
 
 u32 mre_win_skip(struct mre_win *w, u32 seq)
 {
-	u32 n = 0;
+	u32 n = 0, d = seq - w->base;
 
+	/*
+	 * A jump of a window or more passes every mark: start afresh, in
+	 * constant time (the distance comes from the peer, up to 2^30).
+	 */
+	if (seq_lt(w->base, seq) && d >= w->size) {
+		mre_memset(w->map, 0, w->size / 8);
+		w->base = seq;
+		return d;
+	}
 	while (seq_lt(w->base, seq)) {
 		mre_bit_clear(w->map, w->base & (w->size - 1));
 		w->base++;

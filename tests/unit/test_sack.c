@@ -53,6 +53,37 @@ MRE_TEST(sack_basic)
 	MRE_EXPECT(test, !mre_win_test(&w, 200));
 }
 
+/*
+ * A peer's path_una can ask the receiver to skip up to 2^30 PSNs at once
+ * (found by tests/fuzz/fuzz_conn: bit by bit that took seconds per packet).
+ * A jump of a window or more clears the window in one go.
+ */
+MRE_TEST(sack_skip_far)
+{
+	u32 map[256 / 32], adv, i, far = 100 + (1u << 30);
+	struct mre_win w;
+
+	mre_win_init(&w, map, 256, 100);
+	mre_win_mark(&w, 101, &adv);
+	mre_win_mark(&w, 300, &adv);
+	MRE_EXPECT_EQ(test, mre_win_skip(&w, far), 1u << 30);
+	MRE_EXPECT_EQ(test, w.base, far);
+	for (i = 0; i < 256; i++)
+		MRE_EXPECT(test, !mre_win_test(&w, far + i));
+	MRE_EXPECT_EQ(test, mre_win_mark(&w, far + 1, &adv), MRE_WIN_NEW);
+	MRE_EXPECT_EQ(test, mre_win_mark(&w, far, &adv), MRE_WIN_NEW);
+	MRE_EXPECT_EQ(test, adv, 2);
+	/* exactly one window: also a fresh start */
+	MRE_EXPECT_EQ(test, mre_win_skip(&w, w.base + 256), 256);
+	for (i = 0; i < 256; i++)
+		MRE_EXPECT(test, !mre_win_test(&w, w.base + i));
+	/* less than a window keeps the marks beyond the new base */
+	mre_win_mark(&w, w.base + 10, &adv);
+	MRE_EXPECT_EQ(test, mre_win_skip(&w, w.base + 10), 11);
+	/* behind the base: nothing moves */
+	MRE_EXPECT_EQ(test, mre_win_skip(&w, w.base - 5), 0);
+}
+
 /* random marks across wrap-around, compared with the naive model */
 MRE_TEST(sack_random_vs_naive)
 {
@@ -109,5 +140,6 @@ MRE_TEST(sack_extract_matches)
 
 MRE_SUITE(sack,
 	  MRE_CASE(sack_basic),
+	  MRE_CASE(sack_skip_far),
 	  MRE_CASE(sack_random_vs_naive),
 	  MRE_CASE(sack_extract_matches));
