@@ -7,7 +7,10 @@
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
 #   make tools        guest-side helpers (build/tests/mroce-verbs-check)
 #   make unit         engine unit tests (host)      make check: all host tests
-#   make sim          fabric simulator (skipped until tests/sim/ has a Makefile)
+#   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
+#   make sim-check    simulator scenarios that assert (sanitised build)
+#   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
+#   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
 #   make kunit        engine tests as KUnit on a UML kernel (tests/kunit/run.sh)
 #   make vm-test      boot the guest and run tests/vm/foundation.sh
 #   make install      module, provider, driver file (honours DESTDIR)
@@ -57,13 +60,21 @@ unit:
 	$(MAKE) -C tests/unit O=$(O)
 
 sim:
-	@if [ -f tests/sim/Makefile ]; then $(MAKE) -C tests/sim O=$(O); \
-	else echo "sim: tests/sim has no Makefile yet, skipped"; fi
+	$(MAKE) -C tests/sim O=$(O)
+
+sim-check:
+	$(MAKE) -C tests/sim O=$(O) check
+
+bench-sim:
+	scripts/bench-sim.sh
+
+fuzz-check:
+	$(MAKE) -C tests/fuzz O=$(O) check
 
 check: host
 	$(MAKE) -C tests/unit O=$(O) check
-	@if [ -f tests/sim/Makefile ]; then $(MAKE) -C tests/sim O=$(O) check; \
-	else echo "sim: tests/sim has no Makefile yet, skipped"; fi
+	$(MAKE) sim-check
+	$(MAKE) fuzz-check
 
 kunit:
 	tests/kunit/run.sh
@@ -93,5 +104,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module provider tools unit sim check kunit vm-test install \
-	checkpatch sparse clean
+.PHONY: all host module provider tools unit sim sim-check bench-sim fuzz-check \
+	check kunit vm-test install checkpatch sparse clean

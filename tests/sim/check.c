@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * sim-check: scenarios that assert (make sim-check).
+ *
+ *	mroce-sim check [-v] [NAME...]
+ *
+ * Each check builds a fabric, runs it to completion and asserts what must
+ * hold whatever the timing: every byte placed exactly once and holding what
+ * was sent, guard bytes untouched, completions in posting order, no error;
+ * plus the property the scenario is about (no spurious retransmission on
+ * paths of different lengths, survival of a black hole, determinism, ...).
+ * Seeds are fixed, so a failure replays with the same command. Ends with
+ * "N passed, N failed"; exits non-zero when anything failed.
+ */
+#include "report.h"
+#include "simcli.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static u32 failures;
+static bool verbose;
+
+#define CHECK(c) do {							\
+	if (!(c)) {							\
+		failures++;						\
+		fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #c); \
+	}								\
+} while (0)
+#define CHECK_EQ(a, b) do {						\
+	unsigned long long _a = (a), _b = (b);				\
+	if (_a != _b) {							\
+		failures++;						\
+		fprintf(stderr, "  FAIL %s:%d: %s == %s (%llu != %llu)\n", \
+			__FILE__, __LINE__, #a, #b, _a, _b);		\
+	}								\
+} while (0)
+
+/* --- pieces ---------------------------------------------------------------- */
+
+static void t_evq_order(void)
+{
+	struct evq q;
+	struct sim_ev e;
+	u64 rng = 7, last_at = 0, last_arg = 0;
+	u32 i;
+
+	evq_init(&q);
+	for (i = 0; i < 5000; i++)
+		evq_push(&q, mdl_rand(&rng) % 100, NULL, NULL, i);
+	for (i = 0; evq_pop(&q, &e); i++) {
+		/* by time, and FIFO among equal times */
+		CHECK(e.at > last_at || (e.at == last_at && (i == 0 || e.arg > last_arg)));
+		last_at = e.at;
+		last_arg = e.arg;
+	}
+	CHECK_EQ(i, 5000);
+	evq_free(&q);
+}
+
+static void t_ecmp_spread(void)
+{
+	struct sim_pkt k = { .src = sim_addr(0, 0), .dst = sim_addr(1, 0),
+			     .dport = MRE_DEFAULT_UDP_PORT, .proto = SIM_PROTO_UDP };
+	u32 hits[8] = { 0 }, same = 0, i;
+	u64 rng = 3;
+
+	for (i = 0; i < 64000; i++) {
+		u64 a, b;
+
+		k.sport = (u16)(49152 + mdl_rand(&rng) % 16384);
+		a = (sim_ecmp_hash(11, &k) >> 32) * 8 >> 32;
+		b = (sim_ecmp_hash(12, &k) >> 32) * 8 >> 32;
+		hits[a]++;
+		same += a == b;
+	}
+	for (i = 0; i < 8; i++)		/* 8000 expected, sd ~84 */
+		CHECK(hits[i] > 7600 && hits[i] < 8400);
+	/* two switches' choices are independent: agree 1/8 of the time */
+	CHECK(same > 7600 && same < 8400);
+}
+
+static void t_routes_fattree(void)
+{
+	struct scen s;
+	struct sim_switch *edge;
+	u32 i;
+
+	scen_defaults(&s);
+	sim_init(&s.sim, 1, NULL);
+	topo_init(&s.topo, &s.sim, 1);
+	topo_fattree(&s.topo, &s.tc, 4);
+	CHECK_EQ(s.topo.nhosts, 16);
+	/* the first edge switch: its own hosts direct, the rest over 2 aggs */
+	edge = (struct sim_switch *)s.topo.rx_port[0][0]->from;
+	CHECK_EQ(edge->rt[0].n, 1);
+	CHECK_EQ(edge->rt[1].n, 1);
+	for (i = 2; i < 16; i++)
+		CHECK_EQ(edge->rt[i].n, 2);
+	/* a core switch reaches every host through exactly one port */
+	for (i = 0; i < 16; i++)
+		CHECK_EQ(s.topo.spine[0][0]->rt[i].n, 1);
+	topo_free(&s.topo);
+	sim_free(&s.sim);
+}
+
+/* a node that records arrivals */
+struct sink {
+	struct sim_node node;
+	u64 at[16];
+	u8 ce[16];
+	u32 n;
+};
+
+static void sink_rx(struct sim_node *n, struct sim_pkt *k, struct sim_port *in)
+{
+	struct sink *sk = (struct sink *)n;
+
+	if (sk->n < 16) {
+		sk->at[sk->n] = n->sim->now;
+		sk->ce[sk->n++] = k->ce;
+	}
+	sim_pkt_free(n->sim, k);
+}
+
+static void t_link_queue(void)
+{
+	const struct sim_link_cfg cfg = {
+		.mbps = 100000, .delay_ns = 1000, .limit = 5 * 4162,
+		.ecn_k = 2 * 4162,
+	};
+	struct sim s;
+	struct sink a = { .node.rx = sink_rx }, b = { .node.rx = sink_rx };
+	struct sim_link l;
+	u32 i;
+
+	sim_init(&s, 1, NULL);
+	a.node.sim = b.node.sim = &s;
+	sim_link_init(&l, &s, 0, &a.node, &b.node, &cfg);
+	for (i = 0; i < 8; i++) {
+		struct sim_pkt *k = sim_pkt_alloc(&s);
+
+		k->len = 0;
+		k->wire = 4162;		/* 332.96 ns at 100 Gbit/s */
+		sim_port_send(&l.dir[0], k);
+	}
+	sim_run(&s, 1000000);
+	/* 5 fit the buffer, 3 tail-dropped */
+	CHECK_EQ(b.n, 5);
+	CHECK_EQ(l.dir[0].drop_full, 3);
+	/* back to back at line rate, exactly, plus the propagation delay */
+	for (i = 0; i < b.n; i++)
+		CHECK_EQ(b.at[i], 1000 + (u64)(i + 1) * 4162 * 8000 / 100000);
+	/* marked when more than ecn_k bytes were already queued */
+	CHECK_EQ(b.ce[0] + b.ce[1] + b.ce[2], 0);
+	CHECK_EQ(b.ce[3] + b.ce[4], 2);
+	CHECK_EQ(s.pkts_live, 0);
+	sim_free(&s);
+}
+
+/* --- end to end -------------------------------------------------------------- */
+
+static void verdict_clean(const struct scen *s)
+{
+	struct wl_verdict v;
+
+	wl_verify(&s->wl, &v);
+	CHECK_EQ(v.incomplete, 0);
+	CHECK_EQ(v.bytes_missing, 0);
+	CHECK_EQ(v.bytes_twice, 0);
+	CHECK_EQ(v.bytes_corrupt, 0);
+	CHECK_EQ(v.guard_touched, 0);
+	CHECK_EQ(v.order_violations, 0);
+	CHECK_EQ(v.errors, 0);
+	CHECK_EQ(v.bad_place, 0);
+}
+
+static void run(struct scen *s, const char *name)
+{
+	if (scen_run(s)) {
+		failures++;
+		fprintf(stderr, "  FAIL: engine refused the configuration\n");
+		return;
+	}
+	if (verbose)
+		rep_summary(stdout, name, s);
+}
+
+static void parallel(struct scen *s, u32 k, u64 bytes)
+{
+	scen_defaults(s);
+	s->k = k;
+	s->check = true;
+	scen_flow(s, 0, 1, bytes, 0);
+}
+
+static void t_mroce_exactly_once(void)
+{
+	struct mre_counters c;
+	struct scen s;
+
+	parallel(&s, 4, 8 << 20);
+	s.tc.planes = 2;
+	s.streams = 4;
+	run(&s, "mroce_exactly_once");
+	verdict_clean(&s);
+	scen_counters(&s, &c);
+	CHECK_EQ(c.tx_retx, 0);
+	CHECK_EQ(c.rx_dup_tsn, 0);
+	CHECK_EQ(c.conn_open, 2);
+	scen_free(&s);
+}
+
+static void t_mroce_skew_no_spurious(void)
+{
+	struct mre_counters c;
+	struct scen s;
+
+	/* spine i is i us longer each way: path RTTs 9.5 to 37.5 us */
+	parallel(&s, 8, 16 << 20);
+	s.spine_skew_ns = 1000;
+	run(&s, "mroce_skew_no_spurious");
+	verdict_clean(&s);
+	scen_counters(&s, &c);
+	CHECK_EQ(c.tx_retx, 0);
+	CHECK_EQ(c.spurious_retx, 0);
+	CHECK_EQ(c.rx_dup_tsn, 0);
+	CHECK_EQ(c.rto, 0);
+	scen_free(&s);
+}
+
+static void t_mroce_loss_exactly_once(void)
+{
+	struct mre_counters c;
+	struct scen s;
+
+	parallel(&s, 8, 8 << 20);
+	s.spine_loss_ppm = 10000;	/* 1 % on every spine link, both ways */
+	run(&s, "mroce_loss_exactly_once");
+	verdict_clean(&s);
+	scen_counters(&s, &c);
+	CHECK(c.tx_retx > 0);
+	scen_free(&s);
+}
+
+static void t_mroce_blackhole(void)
+{
+	struct mre_counters c;
+	struct scen s;
+
+	parallel(&s, 8, 32 << 20);
+	scen_fault(&s, 300000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST, 0);
+	run(&s, "mroce_blackhole");
+	verdict_clean(&s);
+	scen_counters(&s, &c);
+	CHECK(s.topo.spine[0][s.blackholed]->drop_bh > 0);
+	CHECK(c.rto > 0);
+	/* it carried on at speed: 32 MiB at ~93 Gbit/s is ~2.9 ms */
+	CHECK(rep_end(&s) < 4000000);
+	scen_free(&s);
+}
+
+static void t_mroce_link_down(void)
+{
+	struct scen s;
+
+	/* a spine uplink fails and routing converges around it */
+	parallel(&s, 4, 8 << 20);
+	scen_fault(&s, 200000, SCEN_LINK_DOWN, 2, 0);	/* leafA - spine0 */
+	run(&s, "mroce_link_down");
+	verdict_clean(&s);
+	CHECK(s.topo.links[2]->dir[0].state == SIM_LINK_DOWN);
+	scen_free(&s);
+}
+
+static void incast(struct scen *s, u8 xport, u32 n, u64 bytes)
+{
+	u32 i;
+
+	scen_defaults(s);
+	s->shape = SCEN_INCAST;
+	s->nsend = n;
+	s->nleaves = 2;
+	s->nspines = 4;
+	s->xport = xport;
+	s->check = true;
+	for (i = 0; i < n; i++)
+		scen_flow(s, i, n, bytes, 0);
+}
+
+static void t_mroce_incast16(void)
+{
+	struct scen s;
+
+	incast(&s, WL_MROCE, 16, 1 << 20);
+	run(&s, "mroce_incast16");
+	verdict_clean(&s);
+	CHECK(scen_peak_queue(&s) <= s.tc.host.limit);
+	scen_free(&s);
+}
+
+static void t_mroce_64_streams(void)
+{
+	struct mre_counters c;
+	struct scen s;
+
+	parallel(&s, 8, 8 << 20);
+	s.streams = 64;
+	s.depth = 2;
+	run(&s, "mroce_64_streams");
+	verdict_clean(&s);
+	scen_counters(&s, &c);
+	CHECK_EQ(c.tx_retx, 0);
+	CHECK_EQ(c.conn_open, 2);	/* one connection for all 64 */
+	scen_free(&s);
+}
+
+static void t_mroce_fattree(void)
+{
+	struct scen s;
+	u32 i;
+
+	scen_defaults(&s);
+	s.shape = SCEN_FATTREE;
+	s.fat_k = 4;
+	s.check = true;
+	for (i = 0; i < 16; i++)
+		scen_flow(&s, i, (i + 8) % 16, 1 << 20, 0);
+	run(&s, "mroce_fattree");
+	verdict_clean(&s);
+	scen_free(&s);
+}
+
+static void determinism_run(struct scen *s, u64 seed)
+{
+	parallel(s, 8, 4 << 20);
+	s->seed = seed;
+	s->spine_loss_ppm = 10000;
+	scen_fault(s, 100000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST, 0);
+	run(s, "determinism");
+}
+
+static void t_determinism(void)
+{
+	struct scen a, b, c;
+
+	determinism_run(&a, 42);
+	determinism_run(&b, 42);
+	determinism_run(&c, 43);
+	CHECK_EQ(a.sim.hash, b.sim.hash);
+	CHECK_EQ(a.sim.nev, b.sim.nev);
+	CHECK_EQ(rep_end(&a), rep_end(&b));
+	CHECK(a.sim.hash != c.sim.hash);
+	verdict_clean(&a);
+	verdict_clean(&c);
+	scen_free(&a);
+	scen_free(&b);
+	scen_free(&c);
+}
+
+/* --- the baseline's own correctness ----------------------------------------- */
+
+static void t_rocev2_lossless(void)
+{
+	struct bl_counters c;
+	struct scen s;
+
+	parallel(&s, 8, 8 << 20);
+	s.xport = WL_ROCEV2;
+	s.streams = 4;
+	run(&s, "rocev2_lossless");
+	verdict_clean(&s);
+	scen_bl_counters(&s, &c);
+	CHECK_EQ(c.tx_retx, 0);
+	CHECK_EQ(c.tx_nak, 0);
+	scen_free(&s);
+}
+
+static void t_rocev2_loss(void)
+{
+	struct bl_counters c;
+	struct scen s;
+
+	parallel(&s, 8, 4 << 20);
+	s.xport = WL_ROCEV2;
+	s.spine_loss_ppm = 10000;
+	run(&s, "rocev2_loss");
+	verdict_clean(&s);
+	scen_bl_counters(&s, &c);
+	CHECK(c.tx_nak > 0);
+	/* go-back-N resends what followed the loss too */
+	CHECK(c.tx_retx > c.tx_nak);
+	CHECK(c.rx_ooo > 0);
+	scen_free(&s);
+}
+
+static void t_rocev2_incast16(void)
+{
+	struct scen s;
+
+	incast(&s, WL_ROCEV2, 16, 1 << 20);
+	run(&s, "rocev2_incast16");
+	verdict_clean(&s);
+	scen_free(&s);
+}
+
+static void t_rocev2_blackhole_pins(void)
+{
+	struct wl_verdict v;
+	struct scen s;
+
+	/* one QP per path; those hashed onto the dead spine never finish */
+	parallel(&s, 8, 16 << 20);
+	s.xport = WL_ROCEV2;
+	s.streams = 8;
+	s.t_end = 5000000;
+	scen_fault(&s, 200000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST, 0);
+	run(&s, "rocev2_blackhole_pins");
+	wl_verify(&s.wl, &v);
+	CHECK_EQ(v.incomplete, 1);	/* the one flow: some QPs stalled */
+	CHECK(v.bytes_missing > 0);
+	CHECK_EQ(v.bytes_twice, 0);
+	CHECK_EQ(v.guard_touched, 0);
+	scen_free(&s);
+}
+
+/* --- runner ------------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} checks[] = {
+	{ "evq_order", t_evq_order },
+	{ "ecmp_spread", t_ecmp_spread },
+	{ "routes_fattree", t_routes_fattree },
+	{ "link_queue", t_link_queue },
+	{ "mroce_exactly_once", t_mroce_exactly_once },
+	{ "mroce_skew_no_spurious", t_mroce_skew_no_spurious },
+	{ "mroce_loss_exactly_once", t_mroce_loss_exactly_once },
+	{ "mroce_blackhole", t_mroce_blackhole },
+	{ "mroce_link_down", t_mroce_link_down },
+	{ "mroce_incast16", t_mroce_incast16 },
+	{ "mroce_64_streams", t_mroce_64_streams },
+	{ "mroce_fattree", t_mroce_fattree },
+	{ "determinism", t_determinism },
+	{ "rocev2_lossless", t_rocev2_lossless },
+	{ "rocev2_loss", t_rocev2_loss },
+	{ "rocev2_incast16", t_rocev2_incast16 },
+	{ "rocev2_blackhole_pins", t_rocev2_blackhole_pins },
+};
+
+static bool selected(const char *name, int argc, char **argv)
+{
+	int i;
+
+	if (!argc)
+		return true;
+	for (i = 0; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
+int sim_check_main(int argc, char **argv)
+{
+	u32 i, pass = 0, fail = 0;
+
+	if (argc && !strcmp(argv[0], "-v")) {
+		verbose = true;
+		argc--;
+		argv++;
+	}
+	for (i = 0; i < MRE_ARRAY_SIZE(checks); i++) {
+		u32 before = failures;
+		clock_t t0 = clock();
+
+		if (!selected(checks[i].name, argc, argv))
+			continue;
+		checks[i].fn();
+		if (failures == before)
+			pass++;
+		else
+			fail++;
+		printf("%s %s (%.2f s)\n", failures == before ? "ok  " : "FAIL",
+		       checks[i].name, (double)(clock() - t0) / CLOCKS_PER_SEC);
+		fflush(stdout);
+	}
+	printf("%u passed, %u failed\n", pass, fail);
+	return fail ? 1 : 0;
+}

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mroce-sim: the fabric simulator's command line.
+ *
+ *	mroce-sim check [NAME...]          the asserting scenarios (sim-check)
+ *	mroce-sim bench DIR [NAME...]      the benchmark figures, TSV into DIR
+ *	mroce-sim run [options]            one scenario, summary on stdout
+ *
+ * run options:
+ *	--xport mroce|rocev2  --topo parallel|incast|fattree  --k N (spines,
+ *	or fat-tree k)  --nsend N  --planes N  --streams N  --bytes N
+ *	--loss-ppm N (spine links)  --skew-ns N  --blackhole-us T (busiest
+ *	spine)  --seed N  --check  --trace (every event on stdout)
+ *	--sample-ns N  --no-hints 1  --tsv FILE (per-sample goodput)
+ */
+#include "report.h"
+#include "simcli.h"
+#include <stdlib.h>
+#include <string.h>
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: mroce-sim check [NAME...] | bench DIR [NAME...] | run [options]\n"
+		"  run: --xport mroce|rocev2 --topo parallel|incast|fattree --k N --nsend N\n"
+		"       --planes N --streams N --bytes N --loss-ppm N --skew-ns N\n"
+		"       --blackhole-us T --seed N --check --trace\n"
+		"       --sample-ns N --no-hints 1 --tsv FILE\n");
+	return 2;
+}
+
+static bool opt(int argc, char **argv, int *i, const char *name, u64 *v)
+{
+	if (strcmp(argv[*i], name) || *i + 1 >= argc)
+		return false;
+	*v = strtoull(argv[++*i], NULL, 0);
+	return true;
+}
+
+static const char *tsv;
+
+static int parse_run(int argc, char **argv, struct scen *s, u64 *bytes)
+{
+	u64 v;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--xport") && i + 1 < argc)
+			s->xport = strcmp(argv[++i], "rocev2") ? WL_MROCE : WL_ROCEV2;
+		else if (!strcmp(argv[i], "--topo") && i + 1 < argc) {
+			i++;
+			s->shape = !strcmp(argv[i], "incast") ? SCEN_INCAST :
+				  !strcmp(argv[i], "fattree") ? SCEN_FATTREE :
+				  SCEN_PARALLEL;
+		} else if (opt(argc, argv, &i, "--k", &v))
+			s->k = s->fat_k = (u32)v;
+		else if (opt(argc, argv, &i, "--nsend", &v))
+			s->nsend = (u32)v;
+		else if (opt(argc, argv, &i, "--planes", &v))
+			s->tc.planes = (u32)v;
+		else if (opt(argc, argv, &i, "--streams", &v))
+			s->streams = (u32)v;
+		else if (opt(argc, argv, &i, "--bytes", &v))
+			*bytes = v;
+		else if (opt(argc, argv, &i, "--loss-ppm", &v))
+			s->spine_loss_ppm = (u32)v;
+		else if (opt(argc, argv, &i, "--skew-ns", &v))
+			s->spine_skew_ns = v;
+		else if (opt(argc, argv, &i, "--blackhole-us", &v))
+			scen_fault(s, v * 1000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST, 0);
+		else if (opt(argc, argv, &i, "--seed", &v))
+			s->seed = v;
+		else if (opt(argc, argv, &i, "--sample-ns", &v))
+			s->sample_ns = v;
+		else if (opt(argc, argv, &i, "--no-hints", &v))
+			s->no_hints = v != 0;
+		else if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
+			tsv = argv[++i];
+		else if (!strcmp(argv[i], "--check"))
+			s->check = true;
+		else if (!strcmp(argv[i], "--trace"))
+			s->trace = stdout;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static void add_flows(struct scen *s, u64 bytes)
+{
+	u32 i, n;
+
+	switch (s->shape) {
+	case SCEN_PARALLEL:
+		scen_flow(s, 0, 1, bytes, 0);
+		break;
+	case SCEN_INCAST:
+		s->nleaves = s->nleaves ? s->nleaves : 2;
+		s->nspines = s->nspines ? s->nspines : 4;
+		for (i = 0; i < s->nsend; i++)
+			scen_flow(s, i, s->nsend, bytes, 0);
+		break;
+	case SCEN_FATTREE:
+		n = s->fat_k * s->fat_k * s->fat_k / 4;
+		for (i = 0; i < n; i++)	/* a shift permutation across pods */
+			scen_flow(s, i, (i + n / 2) % n, bytes, 0);
+		break;
+	}
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct scen s;
+	u64 bytes = 8 << 20;
+
+	scen_defaults(&s);
+	s.nsend = 16;
+	s.fat_k = 4;
+	if (parse_run(argc, argv, &s, &bytes))
+		return usage();
+	add_flows(&s, bytes);
+	if (scen_run(&s)) {
+		fprintf(stderr, "engine refused the configuration: %s\n",
+			mre_config_check(&s.cfg));
+		return 1;
+	}
+	rep_summary(s.trace ? stderr : stdout, "run", &s);
+	if (tsv) {
+		FILE *f = fopen(tsv, "w");
+
+		if (!f)
+			return 1;
+		rep_series_tsv(f, &s, 1, true);
+		fclose(f);
+	}
+	scen_free(&s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage();
+	if (!strcmp(argv[1], "check"))
+		return sim_check_main(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "bench") && argc >= 3)
+		return sim_bench_main(argv[2], argc - 3, argv + 3);
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2);
+	return usage();
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Reports (see report.h).
+ */
+#include "report.h"
+
+static u64 placed_at(const struct scen *s, u32 i, u32 f)
+{
+	return s->sp[(size_t)i * s->nflows + f];
+}
+
+static u64 all_placed_at(const struct scen *s, u32 i)
+{
+	u64 sum = 0;
+	u32 f;
+
+	for (f = 0; f < s->nflows; f++)
+		sum += placed_at(s, i, f);
+	return sum;
+}
+
+static double gbps(u64 bytes, u64 ns)
+{
+	return ns ? (double)bytes * 8 / (double)ns : 0;
+}
+
+u64 rep_end(const struct scen *s)
+{
+	u64 end = 0;
+	u32 f;
+
+	for (f = 0; f < s->wl.nflows; f++) {
+		if (!s->wl.flows[f].done_ns)
+			return s->end_ns;
+		end = MRE_MAX(end, s->wl.flows[f].done_ns);
+	}
+	return end;
+}
+
+double rep_goodput(const struct scen *s)
+{
+	u64 start = s->end_ns;
+	u32 f;
+
+	for (f = 0; f < s->nflows; f++)
+		start = MRE_MIN(start, s->flows[f].start_ns);
+	return gbps(scen_placed(s), rep_end(s) - start);
+}
+
+double rep_window_gbps(const struct scen *s, u32 i, u32 w)
+{
+	u32 j = i >= w ? i - w : 0;
+
+	return gbps(all_placed_at(s, i) - all_placed_at(s, j), s->st[i] - s->st[j]);
+}
+
+double rep_flow_window_gbps(const struct scen *s, u32 f, u32 i, u32 w)
+{
+	u32 j = i >= w ? i - w : 0;
+
+	return gbps(placed_at(s, i, f) - placed_at(s, j, f), s->st[i] - s->st[j]);
+}
+
+u64 rep_base_rtt(const struct scen *s)
+{
+	const struct sim_link_cfg *h = &s->tc.host, *f = &s->tc.fabric;
+	u32 data = s->mtu + MRE_MAX_HDR_LEN + SIM_WIRE_OVERHEAD;
+	u32 ack = MRE_ACK_LEN + SIM_WIRE_OVERHEAD;
+
+	return 2 * (2 * h->delay_ns + 2 * f->delay_ns) +
+	       2 * (u64)(data + ack) * 8000 / h->mbps +
+	       2 * (u64)(data + ack) * 8000 / f->mbps;
+}
+
+static void summary_mroce(FILE *f, const struct scen *s)
+{
+	struct mre_counters c;
+
+	scen_counters(s, &c);
+	fprintf(f, "  data %llu retx %llu spurious %llu loss_fast %llu loss_rto %llu rto %llu\n"
+		"  path_failed %llu recovered %llu repath %llu ecn_cut %llu rx_ce %llu dup_tsn %llu\n",
+		c.tx_data, c.tx_retx, c.spurious_retx, c.loss_fast, c.loss_rto,
+		c.rto, c.path_failed, c.path_recovered, c.path_repath,
+		c.ecn_cut, c.rx_ce, c.rx_dup_tsn);
+}
+
+static void summary_rocev2(FILE *f, const struct scen *s)
+{
+	struct bl_counters c;
+
+	scen_bl_counters(s, &c);
+	fprintf(f, "  data %llu retx %llu nak_tx %llu rto %llu ooo_drop %llu dup %llu ecn_cut %llu rx_ce %llu\n",
+		c.tx_data, c.tx_retx, c.tx_nak, c.rto, c.rx_ooo, c.rx_dup,
+		c.ecn_cut, c.rx_ce);
+}
+
+void rep_summary(FILE *f, const char *name, const struct scen *s)
+{
+	struct wl_verdict v;
+
+	wl_verify(&s->wl, &v);
+	fprintf(f, "%s: %s seed %llu, %.1f us, %llu bytes placed, %.2f Gbit/s, peak queue %llu B, %llu events, trace %016llx\n",
+		name, s->xport == WL_MROCE ? "mroce" : "rocev2", s->seed,
+		rep_end(s) / 1000.0, scen_placed(s), rep_goodput(s),
+		scen_peak_queue(s), s->sim.nev, s->sim.hash);
+	if (s->xport == WL_MROCE)
+		summary_mroce(f, s);
+	else
+		summary_rocev2(f, s);
+	fprintf(f, "  incomplete %u missing %llu twice %llu corrupt %llu guard %llu order %u errors %u bad_place %u\n",
+		v.incomplete, v.bytes_missing, v.bytes_twice, v.bytes_corrupt,
+		v.guard_touched, v.order_violations, v.errors, v.bad_place);
+}
+
+void rep_series_tsv(FILE *f, const struct scen *s, u32 w, bool per_flow)
+{
+	u32 i, k;
+
+	fprintf(f, "time_us\tgbps");
+	for (k = 0; per_flow && k < s->nflows; k++)
+		fprintf(f, "\tflow%u", k);
+	fprintf(f, "\tqueue_kb\n");
+	for (i = 1; i < s->nsamp; i++) {
+		fprintf(f, "%.3f\t%.3f", s->st[i] / 1000.0, rep_window_gbps(s, i, w));
+		for (k = 0; per_flow && k < s->nflows; k++)
+			fprintf(f, "\t%.3f", rep_flow_window_gbps(s, k, i, w));
+		fprintf(f, "\t%.1f\n", s->sq[i] / 1024.0);
+	}
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * MetaRoCE transport in a simulated host (see xp_mroce.h).
+ */
+#include "xp_mroce.h"
+#include <stdlib.h>
+
+static void out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
+		const u8 *pkt, u32 len)
+{
+	struct xp_mroce *xp = n->harness;
+	struct sim_host *h = xp->host;
+
+	sim_host_send(h, x->plane % h->nnics, peer, x->src_port,
+		      MRE_DEFAULT_UDP_PORT, pkt, len, len);
+}
+
+static void rx(struct sim_host *h, struct sim_pkt *k)
+{
+	struct xp_mroce *xp = h->xp;
+
+	if (k->dport != MRE_DEFAULT_UDP_PORT)
+		return;
+	mdl_rx(&xp->node, sim_addr_host(k->src), k->data, k->len, k->ce,
+	       h->node.sim->now);
+}
+
+static u64 run(struct sim_host *h)
+{
+	struct xp_mroce *xp = h->xp;
+
+	return mdl_run(&xp->node, h->node.sim->now);
+}
+
+const struct sim_xport xp_mroce_ops = {
+	.name = "mroce",
+	.rx = rx,
+	.run = run,
+};
+
+struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg)
+{
+	struct xp_mroce *xp = calloc(1, sizeof(*xp));
+
+	if (!xp)
+		abort();
+	mdl_node_init(&xp->node, h->idx, sim_seed_of(h->node.sim, 0x3e0ULL << 32 | h->idx),
+		      cfg);
+	xp->node.out = out;
+	xp->node.harness = xp;
+	xp->node.rx_no_run = true;
+	xp->host = h;
+	sim_host_set_xport(h, &xp_mroce_ops, xp);
+	return xp;
+}
+
+struct mre_conn *xp_mroce_conn(struct xp_mroce *xp, u32 peer)
+{
+	struct mre_conn *c;
+
+	if (peer >= MDL_MAX_PEERS)
+		abort();
+	if (xp->conn[peer])
+		return xp->conn[peer];
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		abort();
+	xp->conn[peer] = mdl_conn(&xp->node, peer, c,
+				  calloc(1, mre_conn_mem_size(&xp->node.ep.cfg)));
+	return c;
+}
+
+void xp_mroce_free(struct xp_mroce *xp)
+{
+	u32 i;
+
+	for (i = 0; i < MDL_MAX_PEERS; i++) {
+		free(xp->conn[i]);
+		free(xp->node.conn_mem[i]);
+	}
+	for (i = 0; i < xp->node.nqps; i++)
+		free(xp->node.qps[i]);
+	free(xp);
+}

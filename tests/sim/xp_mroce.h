@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * MetaRoCE in a simulated host: the unmodified engine, embedded through the
+ * model host of the unit tests (tests/unit/model.c). Engine plane p leaves
+ * by the host's NIC p; the model's node id is the host index, so a packet's
+ * source address names the connection it belongs to.
+ */
+#ifndef SIM_XP_MROCE_H
+#define SIM_XP_MROCE_H
+
+#include "host.h"
+
+struct xp_mroce {
+	struct mdl_node node;
+	struct sim_host *host;
+	struct mre_conn *conn[MDL_MAX_PEERS];
+};
+
+extern const struct sim_xport xp_mroce_ops;
+
+/* the engine in @h, with @cfg; its randomness from the run's seed */
+struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg);
+void xp_mroce_free(struct xp_mroce *x);
+/* the connection to host @peer (made on first use) */
+struct mre_conn *xp_mroce_conn(struct xp_mroce *x, u32 peer);
+
+#endif /* SIM_XP_MROCE_H */
