@@ -194,8 +194,9 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	return 0;
 
 err_unregister:
-	pr_err("%s: %s changed while %s was created (%d)\n", __func__,
-	       ndev->name, ibdev_name, err);
+	pr_err("%s: %s on %s not published: %s\n", __func__, ibdev_name,
+	       ndev->name, err == -EEXIST ? "netdev taken meanwhile" :
+	       "netdev went away meanwhile");
 	ib_unregister_device(&mdev->ibdev);	/* frees mdev */
 	return err;
 err_dealloc:
