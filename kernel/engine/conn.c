@@ -662,10 +662,15 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	}
 	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
 	ack_tsns(c, a, now);
-	/* duplicates at the receiver mean we resent too eagerly: be patient */
+	/*
+	 * Duplicates at the receiver mean we resent too eagerly: be patient.
+	 * ACKs travel on different paths and overtake each other; an older
+	 * count (it went backwards) must not become the reference, or the
+	 * next newer ACK counts the same duplicates again.
+	 */
 	dups = a->dup_count - c->peer_dups;
-	c->peer_dups = a->dup_count;
 	if (dups && dups < 1u << 20) {
+		c->peer_dups = a->dup_count;
 		c->ep->ctr.spurious_retx += dups;
 		if (c->reorder < 32)
 			c->reorder++;

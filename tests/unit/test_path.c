@@ -271,6 +271,25 @@ MRE_TEST(cc_rate_hint_and_pacing)
 	MRE_EXPECT(test, mre_cc_can_send(&o->c, o->now + 1000, &at));
 }
 
+/* ACKs overtake each other across paths: duplicates are counted once */
+MRE_TEST(ack_dup_count_reordered)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt a = ack_of(o, 0, 0, 0);
+
+	a.ack.dup_count = 5;
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.spurious_retx, 5);
+	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts + 1);
+	a.ack.dup_count = 3;		/* an older ACK, late */
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.spurious_retx, 5);
+	a.ack.dup_count = 6;		/* one more duplicate since the first */
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.spurious_retx, 6);
+	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts + 2);
+}
+
 MRE_SUITE(path,
 	  MRE_CASE(path_fack_loss),
 	  MRE_CASE(path_reorder_tolerated),
@@ -280,4 +299,5 @@ MRE_SUITE(path,
 	  MRE_CASE(path_receiver_window),
 	  MRE_CASE(cc_slow_start_and_ecn_cut),
 	  MRE_CASE(cc_alpha_tracks_marks),
-	  MRE_CASE(cc_rate_hint_and_pacing));
+	  MRE_CASE(cc_rate_hint_and_pacing),
+	  MRE_CASE(ack_dup_count_reordered));
