@@ -26,11 +26,18 @@
 #include <net/addrconf.h>
 #include <rdma/mroce-abi.h>
 
+#include "ah.h"
+#include "cq.h"
 #include "device.h"
 #include "counters.h"
+#include "mr.h"
 #include "netdev.h"
 #include "offload.h"
+#include "peer.h"
+#include "qp.h"
+#include "queue.h"
 #include "socket.h"
+#include "srq.h"
 #include "verbs.h"
 #include "mroce.h"
 
@@ -64,19 +71,46 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
+	.create_ah = mroce_create_ah,
+	.create_cq = mroce_create_cq,
+	.create_qp = mroce_create_qp,
+	.create_srq = mroce_create_srq,
+	.create_user_ah = mroce_create_ah,
 	.dealloc_driver = mroce_dev_dealloc,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dealloc_ucontext = mroce_dealloc_ucontext,
+	.dereg_mr = mroce_dereg_mr,
+	.destroy_ah = mroce_destroy_ah,
+	.destroy_cq = mroce_destroy_cq,
+	.destroy_qp = mroce_destroy_qp,
+	.destroy_srq = mroce_destroy_srq,
 	.device_group = &mroce_dev_attr_group,
+	.get_dma_mr = mroce_get_dma_mr,
 	.get_hw_stats = mroce_get_hw_stats,
 	.get_link_layer = mroce_get_link_layer,
 	.get_port_immutable = mroce_get_port_immutable,
 	.mmap = mroce_mmap,
+	.mmap_free = mroce_mmap_free,
+	.modify_qp = mroce_modify_qp,
+	.modify_srq = mroce_modify_srq,
+	.poll_cq = mroce_poll_cq,
+	.post_recv = mroce_post_recv,
+	.post_send = mroce_post_send,
+	.post_srq_recv = mroce_post_srq_recv,
+	.query_ah = mroce_query_ah,
 	.query_device = mroce_query_device,
 	.query_pkey = mroce_query_pkey,
 	.query_port = mroce_query_port,
+	.query_qp = mroce_query_qp,
+	.query_srq = mroce_query_srq,
+	.reg_user_mr = mroce_reg_user_mr,
+	.req_notify_cq = mroce_req_notify_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
+	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mroce_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, mroce_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, mroce_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, mroce_ucontext, ibuc),
 };
 
@@ -100,6 +134,9 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 
 	INIT_LIST_HEAD(&mdev->node);
 	INIT_LIST_HEAD(&mdev->net_node);
+	xa_init_flags(&mdev->qps, XA_FLAGS_ALLOC);
+	xa_init_flags(&mdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1);
 	mdev->ndev = ndev;
 	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
 	mdev->net = dev_net(ndev);
@@ -168,6 +205,10 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	/* from here on ib_dealloc_device() runs mroce_dev_dealloc() */
 	mroce_dev_setup(mdev, ndev);
 
+	err = mroce_peers_init(mdev);
+	if (err)
+		goto err_dealloc;
+	mdev->peers_ready = true;
 	err = mroce_net_attach(mdev);
 	if (err)
 		goto err_dealloc;
@@ -221,6 +262,12 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	mutex_unlock(&mroce_devs_lock);
 
 	mroce_net_detach(mdev);
+	if (mdev->peers_ready)
+		mroce_peers_exit(mdev);
+	WARN_ON_ONCE(!xa_empty(&mdev->qps) || !xa_empty(&mdev->mrs));
+	xa_destroy(&mdev->qps);
+	xa_destroy(&mdev->mrs);
+	xa_destroy(&mdev->ahs);
 	mroce_dp_put(mdev->dp);
 	mdev->dp = NULL;
 	netdev_put(mdev->ndev, &mdev->ndev_tracker);

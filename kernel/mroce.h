@@ -16,20 +16,24 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/ratelimit.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include "counters.h"
+#include "engine.h"
 
 struct mroce_dp_ops;
 struct mroce_net;
 
 /*
- * Upper bound of the MetaRoCE header in a UDP payload; the wire format
- * lives in kernel/engine/ and Documentation/protocol.md and promises to stay
- * within it. The port MTU is what is left of the netdev MTU after IP, UDP
- * and this.
+ * Upper bound of the MetaRoCE header in front of a payload (the wire format
+ * lives in kernel/engine/wire.h and Documentation/protocol.md). The port MTU
+ * is what is left of the netdev MTU after IP, UDP and this.
  */
-#define MROCE_MAX_HDR_LEN	64
+#define MROCE_MAX_HDR_LEN	MRE_MAX_HDR_LEN
 
 /*
  * IEEE vendor id (24 bits) reported in query_device. mroce has no OUI of its
@@ -44,6 +48,16 @@ struct mroce_net;
 #define MROCE_NODE_DESC		"mroce MetaRoCE"
 #define MROCE_GID_TBL_LEN	128
 #define MROCE_MAX_PD		0x10000
+#define MROCE_MAX_QPN		0xffffff
+#define MROCE_MAX_QP		0x10000
+#define MROCE_MAX_CQ		0x10000
+#define MROCE_MAX_CQE		(1 << 16)
+#define MROCE_MAX_MR		0x10000
+#define MROCE_MAX_MR_SIZE	(1ULL << 40)
+#define MROCE_MAX_SRQ		0x10000
+#define MROCE_MAX_AH		0x10000
+#define MROCE_MAX_MSG		(1U << 31)
+#define MROCE_PEER_HASH_BITS	6
 
 /* one per `rdma link add ... type mroce` */
 struct mroce_dev {
@@ -58,6 +72,23 @@ struct mroce_dev {
 	enum ib_port_state port_state;	/* last state dispatched; written under RTNL */
 	atomic_t next_obj_id;		/* ids for debug output of PDs, contexts */
 	atomic64_t counters[MROCE_NUM_COUNTERS];
+
+	/* the datapath (peer.c, qp.c, mr.c, ah.c) */
+	bool peers_ready;		/* mroce_peers_init() done */
+	struct mre_ep ep;		/* engine endpoint: config, counters */
+	struct xarray qps;		/* by QP number; RCU readers */
+	u32 qp_next;
+	struct xarray mrs;		/* by key >> 8; RCU readers */
+	u32 mr_next;
+	struct xarray ahs;		/* by AH id; RCU readers */
+	u32 ah_next;
+	struct hlist_head peer_hash[1 << MROCE_PEER_HASH_BITS]; /* by address */
+	spinlock_t peers_lock;		/* writers of peer_hash */
+	struct xarray peers_by_cid;	/* by our connection id; RCU readers */
+	spinlock_t atomic_lock;		/* every remote atomic of the device */
+	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers */
+	struct work_struct connect_work;
+	struct ratelimit_state reset_rs;	/* RESETs we send */
 };
 
 struct mroce_ucontext {

@@ -14,36 +14,23 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
+#include "net.h"
 #include "offload.h"
+#include "peer.h"
 #include "mroce.h"
 
 static DEFINE_MUTEX(mroce_dp_lock);
 static const struct mroce_dp_ops *mroce_offload_ops;	/* mroce_dp_lock */
 
 /*
- * The software datapath. Until the MetaRoCE transport lands (kernel/engine)
- * there is nothing to hand packets to: rx counts and drops, xmit refuses.
+ * The software datapath: the MetaRoCE engine in the kernel (peer.c) on
+ * receive, the IP stack (net.c) on transmit.
  */
-static int mroce_sw_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
-{
-	kfree_skb(skb);
-	return -EOPNOTSUPP;
-}
-
-static int mroce_sw_rx(struct mroce_dev *mdev, struct sk_buff *skb)
-{
-	mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
-	mroce_dbg_dev_ratelimited(mdev, "no transport yet, %u bytes dropped\n",
-				  skb->len);
-	kfree_skb(skb);
-	return 0;
-}
-
 const struct mroce_dp_ops mroce_sw_dp_ops = {
 	.name = "software",
 	.owner = THIS_MODULE,
-	.rx = mroce_sw_rx,
-	.xmit = mroce_sw_xmit,
+	.rx = mroce_peer_rx,
+	.xmit = mroce_net_xmit,
 };
 
 /**

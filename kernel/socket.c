@@ -234,6 +234,20 @@ int mroce_socket_init(u16 udp_port)
 	return register_pernet_subsys(&mroce_net_ops);
 }
 
+u16 mroce_udp_dport(void)
+{
+	return mroce_udp_port;
+}
+
+/* the sockets live as long as the namespace has devices, so as long as @mdev */
+struct sock *mroce_net_sk(struct mroce_dev *mdev, bool v6)
+{
+	struct socket *sock = v6 ? READ_ONCE(mdev->mnet->sock6) :
+				   READ_ONCE(mdev->mnet->sock4);
+
+	return sock ? sock->sk : NULL;
+}
+
 void mroce_socket_exit(void)
 {
 	unregister_pernet_subsys(&mroce_net_ops);

@@ -23,4 +23,9 @@ void mroce_socket_exit(void);
 int mroce_net_attach(struct mroce_dev *mdev);
 void mroce_net_detach(struct mroce_dev *mdev);
 
+/* the MetaRoCE UDP port (the module parameter) */
+u16 mroce_udp_dport(void);
+/* @mdev's namespace's socket for sending, IPv6 or IPv4; NULL if none */
+struct sock *mroce_net_sk(struct mroce_dev *mdev, bool v6);
+
 #endif /* MROCE_SOCKET_H */

@@ -13,6 +13,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/mroce-abi.h>
 
+#include "qp.h"
 #include "verbs.h"
 #include "mroce.h"
 
@@ -41,8 +42,27 @@ int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->vendor_part_id = MROCE_VENDOR_PART_ID;
 	attr->hw_ver = MROCE_HW_VER;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->max_mr_size = MROCE_MAX_MR_SIZE;
 	attr->max_pd = MROCE_MAX_PD;
 	attr->max_pkeys = 1;
+	attr->max_qp = MROCE_MAX_QP;
+	attr->max_qp_wr = MROCE_MAX_QP_WR;
+	attr->max_send_sge = MROCE_MAX_SGE;
+	attr->max_recv_sge = MROCE_MAX_SGE;
+	attr->max_sge_rd = MROCE_MAX_SGE;
+	attr->max_cq = MROCE_MAX_CQ;
+	attr->max_cqe = MROCE_MAX_CQE;
+	attr->max_mr = MROCE_MAX_MR;
+	attr->max_qp_rd_atom = MROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = MROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = MROCE_MAX_QP * MROCE_MAX_RD_ATOMIC;
+	attr->max_srq = MROCE_MAX_SRQ;
+	attr->max_srq_wr = MROCE_MAX_QP_WR;
+	attr->max_srq_sge = MROCE_MAX_SGE;
+	attr->max_ah = MROCE_MAX_AH;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SYS_IMAGE_GUID;
 	/* `rdma link delete` is how a soft device is removed */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
@@ -116,7 +136,7 @@ int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct mroce_ucontext *uctx = to_mroce_uctx(ibuc);
 	struct mroce_alloc_ucontext_resp resp = {
 		.abi_version = MROCE_ABI_VERSION,
-		.caps = MROCE_CAP_BASIC,
+		.caps = MROCE_CAP_BASIC | MROCE_CAP_DATAPATH,
 	};
 	int err;
 
@@ -130,14 +150,6 @@ int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 void mroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 {
 	mroce_dbg_uctx(to_mroce_uctx(ibuc), "\n");
-}
-
-/* nothing is mapped to userspace yet: every offset is unknown */
-int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
-{
-	mroce_dbg_uctx(to_mroce_uctx(ibuc), "offset %#lx refused\n",
-		       vma->vm_pgoff << PAGE_SHIFT);
-	return -EINVAL;
 }
 
 int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ib_device_ops of mroce that exist so far: device and port queries, user
- * contexts, protection domains. Everything else (QPs, CQs, MRs) is absent
- * from the ops table, so the core answers -EOPNOTSUPP for it.
+ * Device and port queries, user contexts, protection domains. The objects
+ * of the datapath have their own files: mr.c, cq.c, qp.c, srq.c, ah.c.
  */
 #ifndef MROCE_VERBS_H
 #define MROCE_VERBS_H
@@ -24,7 +23,6 @@ enum rdma_link_layer mroce_get_link_layer(struct ib_device *ibdev,
 
 int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void mroce_dealloc_ucontext(struct ib_ucontext *ibuc);
-int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 
 int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

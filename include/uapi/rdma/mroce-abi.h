@@ -23,8 +23,10 @@
 
 /* mroce_alloc_ucontext_resp.caps: what this kernel's datapath offers */
 enum mroce_ucontext_caps {
-	/* only device/port queries and PDs: no QPs, CQs or MRs yet */
+	/* device/port queries and PDs */
 	MROCE_CAP_BASIC		= 1 << 0,
+	/* QPs, CQs, SRQs, MRs, AHs through the mmap'd rings below */
+	MROCE_CAP_DATAPATH	= 1 << 1,
 };
 
 /* response to IB_USER_VERBS_CMD_GET_CONTEXT (driver part) */
@@ -32,6 +34,124 @@ struct mroce_alloc_ucontext_resp {
 	__u32 abi_version;	/* MROCE_ABI_VERSION of the kernel */
 	__u32 caps;		/* enum mroce_ucontext_caps */
 	__aligned_u64 reserved;	/* zero; room for a later field */
+};
+
+/*
+ * ---- Datapath: queues shared through mmap --------------------------------
+ *
+ * Every SQ, RQ, SRQ and CQ is one ring (kernel/engine/ring.h: a 128-byte
+ * header with the producer and consumer indices, then 2^n entries of a
+ * fixed stride). The create responses below give each ring's mmap offset
+ * and length (mmap on the verbs command fd), its number of entries and its
+ * stride. Entries use the layouts below; the kernel copies and validates a
+ * WQE before using it and never reads it again afterwards, so a provider
+ * (or a malicious process) that rewrites a posted WQE changes nothing.
+ *
+ * Opcodes and flags are the verbs' own values: struct mroce_sqe.opcode is an
+ * enum ib_uverbs_wr_opcode (IBV_WR_*), send_flags are IBV_SEND_*, a CQE's
+ * opcode is an enum ib_uverbs_wc_opcode (IBV_WC_*), status an enum
+ * ibv_wc_status, wc_flags IBV_WC_* flags.
+ */
+
+/* one scatter/gather element: a virtual address in an MR of the QP's PD */
+struct mroce_sge {
+	__aligned_u64 addr;
+	__u32 length;
+	__u32 lkey;
+};
+
+/*
+ * Send queue entry. The stride is a power of two of at least
+ * sizeof(struct mroce_sqe) + max(max_send_sge * 16, max_inline_data);
+ * the SGEs, or with IBV_SEND_INLINE the inline data (length bytes), follow
+ * the fixed part.
+ */
+struct mroce_sqe {
+	__aligned_u64 wr_id;
+	__u32 opcode;		/* IBV_WR_* */
+	__u32 send_flags;	/* IBV_SEND_* */
+	__u32 num_sge;
+	__u32 imm_data;		/* big-endian, as in ibv_send_wr */
+	__aligned_u64 remote_addr;
+	__u32 rkey;
+	__u32 length;		/* inline: bytes of inline data */
+	__aligned_u64 compare_add;
+	__aligned_u64 swap;
+	__u32 ah;		/* UD: mroce_create_ah_resp.ah_id */
+	__u32 remote_qpn;	/* UD */
+	__u32 remote_qkey;	/* UD */
+	__u32 reserved;
+	struct mroce_sge sge[];
+};
+
+/* receive queue entry (RQ and SRQ); SGEs follow */
+struct mroce_rqe {
+	__aligned_u64 wr_id;
+	__u32 num_sge;
+	__u32 reserved;
+	struct mroce_sge sge[];
+};
+
+/* completion queue entry (stride 64) */
+struct mroce_cqe {
+	__aligned_u64 wr_id;
+	__u32 status;		/* IBV_WC_SUCCESS, ... */
+	__u32 opcode;		/* IBV_WC_SEND, ..., IBV_WC_RECV */
+	__u32 vendor_err;
+	__u32 byte_len;
+	__u32 imm_data;		/* big-endian */
+	__u32 qp_num;
+	__u32 src_qp;
+	__u32 wc_flags;		/* IBV_WC_GRH, IBV_WC_WITH_IMM */
+	__u16 pkey_index;
+	__u16 slid;
+	__u8 sl;
+	__u8 dlid_path_bits;
+	__u8 port_num;
+	__u8 network_hdr_type;	/* UD with GRH: RDMA_NETWORK_IPV4/IPV6 */
+	__u32 reserved[4];
+};
+
+#define MROCE_CQE_STRIDE	64
+
+/* driver part of the create CQ response */
+struct mroce_create_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_len;
+	__u32 size;		/* entries (>= the cqe asked for) */
+	__u32 stride;		/* MROCE_CQE_STRIDE */
+};
+
+/* driver part of the create QP response */
+struct mroce_create_qp_resp {
+	__aligned_u64 sq_mmap_offset;
+	__aligned_u64 sq_mmap_len;
+	__aligned_u64 rq_mmap_offset;	/* 0/0 when the QP uses an SRQ */
+	__aligned_u64 rq_mmap_len;
+	__u32 sq_size;
+	__u32 sq_stride;
+	__u32 rq_size;
+	__u32 rq_stride;
+	__u32 max_inline;
+	__u32 max_send_sge;
+	__u32 max_recv_sge;
+	__u32 reserved;
+};
+
+/* driver part of the create SRQ response */
+struct mroce_create_srq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_len;
+	__u32 size;
+	__u32 stride;
+	__u32 max_sge;
+	__u32 reserved;
+};
+
+/* driver part of the create AH response */
+struct mroce_create_ah_resp {
+	__u32 ah_id;		/* put it in mroce_sqe.ah */
+	__u32 reserved;
 };
 
 #endif /* MROCE_ABI_USER_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues (see cq.h).
+ */
+#include <linux/log2.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "batch.h"
+#include "cq.h"
+#include "mroce.h"
+
+#define mroce_dbg_cq(cq, fmt, ...)					\
+	ibdev_dbg((cq)->ibcq.device, "cq %u %s: " fmt, (cq)->id, __func__, \
+		  ##__VA_ARGS__)
+
+/* a kernel CQ keeps the ib_qp pointer for ib_wc.qp in the CQE's spare room */
+static_assert(sizeof_field(struct mroce_cqe, reserved) >= sizeof(void *));
+
+int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibcq->device);
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	struct mroce_create_cq_resp resp = {};
+	u32 size;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	if (!attr->cqe || attr->cqe > MROCE_MAX_CQE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	size = roundup_pow_of_two(attr->cqe);
+	spin_lock_init(&cq->lock);
+	cq->id = atomic_inc_return(&mdev->next_obj_id);
+	err = mroce_queue_init(&cq->q, udata, size, MROCE_CQE_STRIDE,
+			       &resp.mmap_offset);
+	if (err)
+		return err;
+	ibcq->cqe = size;
+	if (udata) {
+		resp.mmap_len = cq->q.len;
+		resp.size = size;
+		resp.stride = MROCE_CQE_STRIDE;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err) {
+			mroce_queue_free(&cq->q);
+			return err;
+		}
+	}
+	mroce_dbg_cq(cq, "%u entries%s\n", size, udata ? " (user)" : "");
+	return 0;
+}
+
+int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+
+	/* no QP uses it any more (the core counts), so nothing posts to it */
+	mroce_dbg_cq(cq, "\n");
+	mroce_queue_free(&cq->q);
+	return 0;
+}
+
+bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
+		   struct ib_qp *qp, bool solicited, struct mroce_batch *b)
+{
+	struct ib_event ev;
+	unsigned long flags;
+	struct mroce_cqe *e;
+	bool notify = false;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (!mre_ring_space(&cq->q.r)) {
+		bool first = !cq->overflow;
+
+		cq->overflow = true;
+		spin_unlock_irqrestore(&cq->lock, flags);
+		mroce_dbg_cq(cq, "overflow: completion of qp %u lost\n",
+			     cqe->qp_num);
+		if (first && cq->ibcq.event_handler) {
+			ev.device = cq->ibcq.device;
+			ev.element.cq = &cq->ibcq;
+			ev.event = IB_EVENT_CQ_ERR;
+			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+		}
+		return false;
+	}
+	e = mre_ring_next(&cq->q.r);
+	memcpy(e, cqe, sizeof(*e));
+	if (!cq->q.mmap)
+		memcpy(e->reserved, &qp, sizeof(qp));
+	mre_ring_publish(&cq->q.r, 1);
+	if (cq->notify == IB_CQ_NEXT_COMP ||
+	    (cq->notify == IB_CQ_SOLICITED && (solicited || cqe->status))) {
+		cq->notify = 0;
+		notify = true;
+	}
+	if (notify) {
+		cq->batch_next = b->cqs;
+		b->cqs = cq;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return true;
+}
+
+int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	unsigned long irqflags;
+	int ret = 0;
+
+	spin_lock_irqsave(&cq->lock, irqflags);
+	if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	/* anything produced that the consumer has not taken yet? */
+	if (flags & IB_CQ_REPORT_MISSED_EVENTS &&
+	    mre_ring_load(&cq->q.r.hdr->cons) != cq->q.r.prod)
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}
+
+static void cqe_to_wc(const struct mroce_cqe *e, struct ib_wc *wc)
+{
+	struct ib_qp *qp;
+
+	memcpy(&qp, e->reserved, sizeof(qp));
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = e->wr_id;
+	wc->status = e->status;
+	wc->opcode = e->opcode;
+	wc->vendor_err = e->vendor_err;
+	wc->byte_len = e->byte_len;
+	wc->ex.imm_data = (__force __be32)e->imm_data;
+	wc->qp = qp;
+	wc->src_qp = e->src_qp;
+	wc->wc_flags = e->wc_flags;
+	wc->pkey_index = e->pkey_index;
+	wc->slid = e->slid;
+	wc->sl = e->sl;
+	wc->dlid_path_bits = e->dlid_path_bits;
+	wc->port_num = e->port_num;
+	/* IBV_WC_GRH and _WITH_IMM have the kernel's values; the rest is ours */
+	if (e->network_hdr_type) {
+		wc->network_hdr_type = e->network_hdr_type;
+		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+	}
+}
+
+/* kernel consumers only: a user CQ is polled in the provider */
+int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	struct mre_ring *r = &cq->q.r;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	for (i = 0; i < n && r->cons != r->prod; i++) {
+		cqe_to_wc(mre_ring_entry(r, r->cons), &wc[i]);
+		mre_ring_release(r, r->cons + 1);
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return i;
+}

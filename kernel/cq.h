@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Completion queues: a ring the kernel fills and the consumer drains (the
+ * provider in userspace, or mroce_poll_cq() for kernel consumers).
+ *
+ * Producers (the datapath, flushes) call mroce_cq_post() under cq->lock's
+ * protection, typically with a peer or QP lock held. It never calls the
+ * consumer's completion handler itself: a handler may post work and so
+ * re-enter the datapath. It records the CQ in the caller's batch instead,
+ * and mroce_batch_flush() calls the handlers once every lock is dropped.
+ */
+#ifndef MROCE_CQ_H
+#define MROCE_CQ_H
+
+#include <linux/spinlock.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mroce-abi.h>
+
+#include "queue.h"
+
+struct mroce_batch;
+
+struct mroce_cq {
+	struct ib_cq ibcq;
+	struct mroce_queue q;
+	spinlock_t lock;	/* producer index, notify, overflow */
+	u8 notify;		/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP armed; 0 */
+	bool overflow;		/* reported once (IB_EVENT_CQ_ERR) */
+	u32 id;
+	struct mroce_cq *batch_next;	/* on a batch's list while a notify is due */
+};
+
+static inline struct mroce_cq *to_mroce_cq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct mroce_cq, ibcq);
+}
+
+int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
+int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/*
+ * Add @cqe (for a kernel CQ, @qp is what ib_wc.qp will point to). A
+ * notification due is queued on @b. Returns false when the CQ overflowed
+ * and the entry was lost (the CQ's consumer got IB_EVENT_CQ_ERR).
+ */
+bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
+		   struct ib_qp *qp, bool solicited, struct mroce_batch *b);
+
+#endif /* MROCE_CQ_H */

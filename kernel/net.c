@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Packets out (see net.h), and the batch flush that sends them.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
+#include <net/ip6_route.h>
+#include <net/ip_tunnels.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "batch.h"
+#include "cq.h"
+#include "net.h"
+#include "offload.h"
+#include "socket.h"
+#include "mroce.h"
+
+/* what the send needs; read out before the IP layer reuses skb->cb */
+struct mroce_skb_cb {
+	struct mroce_dev *mdev;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+	__be16 sport;
+	u8 v6;
+};
+
+static_assert(sizeof(struct mroce_skb_cb) <= sizeof_field(struct sk_buff, cb));
+
+static struct mroce_skb_cb *cb_of(struct sk_buff *skb)
+{
+	return (struct mroce_skb_cb *)skb->cb;
+}
+
+#define MROCE_HEADROOM (LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			sizeof(struct udphdr))
+
+struct sk_buff *mroce_net_alloc(u32 len)
+{
+	struct sk_buff *skb = alloc_skb(MROCE_HEADROOM + len, GFP_ATOMIC);
+
+	if (skb)
+		skb_reserve(skb, MROCE_HEADROOM);
+	return skb;
+}
+
+bool mroce_addr_eq(const struct sockaddr_storage *a,
+		   const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return ((struct sockaddr_in *)a)->sin_addr.s_addr ==
+		       ((struct sockaddr_in *)b)->sin_addr.s_addr;
+	return ipv6_addr_equal(&((struct sockaddr_in6 *)a)->sin6_addr,
+			       &((struct sockaddr_in6 *)b)->sin6_addr);
+}
+
+static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
+		  struct mroce_skb_cb *cb)
+{
+	struct flowi4 fl = {
+		.daddr = cb->daddr.v4,
+		.saddr = cb->saddr.v4,
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = INET_ECN_ECT_0,
+		.fl4_sport = cb->sport,
+		.fl4_dport = htons(mroce_udp_dport()),
+	};
+	struct rtable *rt = ip_route_output_key(mdev->net, &fl);
+
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	skb_dst_set(skb, &rt->dst);
+	return 0;
+}
+
+static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
+		  struct mroce_skb_cb *cb)
+{
+	struct flowi6 fl = {
+		.daddr = cb->daddr.v6,
+		.saddr = cb->saddr.v6,
+		.flowi6_proto = IPPROTO_UDP,
+		.fl6_sport = cb->sport,
+		.fl6_dport = htons(mroce_udp_dport()),
+	};
+	struct dst_entry *dst;
+
+	dst = ipv6_stub->ipv6_dst_lookup_flow(mdev->net,
+					      mroce_net_sk(mdev, true), &fl, NULL);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	skb_dst_set(skb, dst);
+	return 0;
+}
+
+int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
+		    const struct sockaddr_storage *saddr,
+		    const struct sockaddr_storage *daddr, u16 sport,
+		    struct mroce_batch *b)
+{
+	struct mroce_skb_cb *cb = cb_of(skb);
+	int err;
+
+	memset(cb, 0, sizeof(*cb));
+	cb->mdev = mdev;
+	cb->sport = htons(sport);
+	cb->v6 = daddr->ss_family == AF_INET6;
+	if (cb->v6) {
+		cb->saddr.v6 = ((struct sockaddr_in6 *)saddr)->sin6_addr;
+		cb->daddr.v6 = ((struct sockaddr_in6 *)daddr)->sin6_addr;
+		err = route6(mdev, skb, cb);
+	} else {
+		cb->saddr.v4 = ((struct sockaddr_in *)saddr)->sin_addr.s_addr;
+		cb->daddr.v4 = ((struct sockaddr_in *)daddr)->sin_addr.s_addr;
+		err = route4(mdev, skb, cb);
+	}
+	if (!err && !mroce_net_sk(mdev, cb->v6))
+		err = -EAFNOSUPPORT;
+	if (err) {
+		mroce_counter_inc(mdev, MROCE_CNT_TX_DROPS);
+		kfree_skb(skb);
+		return err;
+	}
+	__skb_queue_tail(&b->tx, skb);
+	return 0;
+}
+
+/* the software datapath's xmit (offload.h): UDP, IP, out */
+int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
+{
+	struct mroce_skb_cb cb = *cb_of(skb);
+	struct dst_entry *dst = skb_dst(skb);
+	__be16 dport = htons(mroce_udp_dport());
+	struct sock *sk = mroce_net_sk(mdev, cb.v6);
+
+	/* the tunnel helpers take over the route reference */
+	dst_hold(dst);
+	skb_dst_drop(skb);
+	skb->ip_summed = CHECKSUM_NONE;
+	if (cb.v6) {
+		udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &cb.saddr.v6,
+				     &cb.daddr.v6, INET_ECN_ECT_0,
+				     ip6_dst_hoplimit(dst), 0, cb.sport, dport,
+				     false);
+	} else {
+		udp_tunnel_xmit_skb((struct rtable *)dst, sk, skb,
+				    cb.saddr.v4, cb.daddr.v4, INET_ECN_ECT_0,
+				    ip4_dst_hoplimit(dst), 0, cb.sport, dport,
+				    false, false);
+	}
+	return 0;
+}
+
+void mroce_batch_flush(struct mroce_batch *b)
+{
+	struct sk_buff *skb;
+	struct mroce_cq *cq;
+
+	while ((skb = __skb_dequeue(&b->tx))) {
+		struct mroce_dev *mdev = cb_of(skb)->mdev;
+
+		if (mdev->dp->xmit(mdev, skb))
+			mroce_counter_inc(mdev, MROCE_CNT_TX_DROPS);
+	}
+	while ((cq = b->cqs)) {
+		b->cqs = cq->batch_next;
+		if (cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
+}
+
+void mroce_net_src(const struct sk_buff *skb, struct sockaddr_storage *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (ip_hdr(skb)->version == 4) {
+		sa->ss_family = AF_INET;
+		((struct sockaddr_in *)sa)->sin_addr.s_addr = ip_hdr(skb)->saddr;
+	} else {
+		sa->ss_family = AF_INET6;
+		((struct sockaddr_in6 *)sa)->sin6_addr = ipv6_hdr(skb)->saddr;
+	}
+}
+
+void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	if (ip_hdr(skb)->version == 4) {
+		sa->ss_family = AF_INET;
+		((struct sockaddr_in *)sa)->sin_addr.s_addr = ip_hdr(skb)->daddr;
+	} else {
+		sa->ss_family = AF_INET6;
+		((struct sockaddr_in6 *)sa)->sin6_addr = ipv6_hdr(skb)->daddr;
+	}
+}
+
+bool mroce_net_ce(const struct sk_buff *skb)
+{
+	if (ip_hdr(skb)->version == 4)
+		return INET_ECN_is_ce(ipv4_get_dsfield(ip_hdr(skb)));
+	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}

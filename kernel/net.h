@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Packets out: allocation, routing, and the send itself, which runs in
+ * mroce_batch_flush() once the datapath has dropped its locks.
+ *
+ * A packet is built in a linear skb (MetaRoCE header and payload) with
+ * headroom for UDP, IP and the link layer, routed while it is built (the
+ * route depends on the UDP source port where the host itself does ECMP),
+ * and queued on the caller's batch with what the send needs in skb->cb.
+ * UDP checksums are left to the device (CHECKSUM_PARTIAL), ECN is ECT(0).
+ */
+#ifndef MROCE_NET_H
+#define MROCE_NET_H
+
+#include <linux/skbuff.h>
+#include <linux/socket.h>
+
+struct mroce_batch;
+struct mroce_dev;
+
+/* a linear skb with room for @len bytes after the headers; NULL: no memory */
+struct sk_buff *mroce_net_alloc(u32 len);
+
+/*
+ * Route @skb from @saddr to @daddr (the MetaRoCE port), UDP source port
+ * @sport, and queue it on @b. Consumes @skb; -errno when it was dropped
+ * (no route): the transport recovers it as a loss.
+ */
+int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
+		    const struct sockaddr_storage *saddr,
+		    const struct sockaddr_storage *daddr, u16 sport,
+		    struct mroce_batch *b);
+
+/* software datapath: send a packet queued by mroce_net_queue() */
+int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);
+
+/* the source address of a received packet (network header still set) */
+void mroce_net_src(const struct sk_buff *skb, struct sockaddr_storage *sa);
+void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa);
+bool mroce_net_ce(const struct sk_buff *skb);
+bool mroce_addr_eq(const struct sockaddr_storage *a,
+		   const struct sockaddr_storage *b);
+
+#endif /* MROCE_NET_H */

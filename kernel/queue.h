@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Queues shared with userspace: the kernel's side of kernel/engine/ring.h.
+ *
+ * A queue is one vmalloc'ed ring. For a user object it is mapped into the
+ * process through an rdma_user_mmap_entry (offset and length go back in the
+ * create response); for a kernel object (in-kernel ULPs, the GSI QP) it is
+ * the same ring in kernel memory, so both take the same code paths.
+ *
+ * Lifetime: the ring memory is freed when its object is destroyed. A
+ * process that still has it mapped keeps the pages (remap_vmalloc_range()
+ * took a reference on each), never the object: every index the kernel
+ * reads from the ring is clamped (mre_ring_avail()), and WQEs are copied
+ * and validated before use.
+ */
+#ifndef MROCE_QUEUE_H
+#define MROCE_QUEUE_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+#include "ring.h"
+
+struct mroce_queue {
+	struct mre_ring r;
+	void *buf;
+	size_t len;
+	struct rdma_user_mmap_entry *mmap;	/* user queues only */
+};
+
+/*
+ * Allocate a ring of @size entries (a power of two) of @stride bytes; for
+ * a user object (@udata) also insert its mmap entry and return its offset
+ * in @offset. Process context.
+ */
+int mroce_queue_init(struct mroce_queue *q, struct ib_udata *udata,
+		     u32 size, u32 stride, u64 *offset);
+void mroce_queue_free(struct mroce_queue *q);
+
+int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
+void mroce_mmap_free(struct rdma_user_mmap_entry *entry);
+
+#endif /* MROCE_QUEUE_H */
