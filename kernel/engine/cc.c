@@ -34,6 +34,18 @@ static void alpha_update(u32 *alpha, u32 acked, u32 ce, u32 g_shift)
 	*alpha = *alpha - (dec ? dec : *alpha) + (f >> g_shift);
 }
 
+/*
+ * A window grows only while it limits sending: at least half of it was in
+ * use (RFC 7661). A window that is not the limit (pacing at a rate hint,
+ * or an application that sends little) would otherwise grow without bound
+ * and mean nothing: a path whose packets silently vanish would then absorb
+ * that much of the connection's window before its RTO fires.
+ */
+static bool window_used(u32 inflight, u32 cwnd)
+{
+	return 2 * inflight >= cwnd >> MRE_FP;
+}
+
 static u32 ecn_cut(u32 cwnd, u32 alpha)
 {
 	return cwnd - (u32)(((u64)cwnd * alpha) / (2 * MRE_ALPHA_ONE));
@@ -91,7 +103,7 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 			p->ssthresh = p->cwnd;
 			p->win_cut = true;
 		}
-	} else if (acked) {
+	} else if (acked && window_used(p->inflight + acked + lost, p->cwnd)) {
 		aimd_grow(&p->cwnd, &p->ssthresh, acked);
 		p->cwnd = clamp_cwnd(p->cwnd, cfg, cfg->max_cwnd);
 	}
@@ -124,7 +136,7 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 		if (marked)
 			return;
 	}
-	if (!c->win_ce) {
+	if (!c->win_ce && window_used(c->inflight + n, c->cwnd)) {
 		aimd_grow(&c->cwnd, NULL, n);
 		c->cwnd = clamp_cwnd(c->cwnd, cfg, cfg->conn_max_cwnd);
 	}

@@ -4,8 +4,9 @@
  *
  * Sender: an ECN-driven AIMD window on every path (DCTCP's estimator: the
  * window is cut by alpha/2 at most once per window of data when CE marks
- * come back) and the same on the whole connection, so that a connection
- * spraying over N paths takes one fair share of a shared bottleneck, not N.
+ * come back; it grows only while half of it is in use) and the same on the
+ * whole connection, so that a connection spraying over N paths takes one
+ * fair share of a shared bottleneck, not N.
  * Loss alone does not cut a window unless loss_beta_shift says so: on a
  * lossy fabric, random loss is not congestion, and a path that loses much
  * more than its siblings is moved instead (path.c). A timeout collapses the

@@ -271,6 +271,32 @@ MRE_TEST(cc_rate_hint_and_pacing)
 	MRE_EXPECT(test, mre_cc_can_send(&o->c, o->now + 1000, &at));
 }
 
+/*
+ * A window grows only while at least half of it is in use (RFC 7661): a
+ * paced path with a few packets out keeps the window it has, so a path
+ * whose packets vanish cannot soak up more than that before its RTO.
+ */
+MRE_TEST(cc_grows_only_when_window_used)
+{
+	struct one *o = one_new(test, NULL);
+	u32 w0 = o->p->cwnd, c0 = o->c.cwnd;
+
+	send_n(o, 3);				/* 3 of 16 in flight */
+	o->p->win_end = o->p->psn_next + 100;	/* no window boundary */
+	mre_cc_path_ack(o->p, &o->c, 1, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w0);
+	send_n(o, 6);				/* 9 of 16: half in use */
+	mre_cc_path_ack(o->p, &o->c, 1, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w0 + (1 << MRE_FP));
+	/* the connection's window likewise: 9 of 128 in flight */
+	o->c.win_end = o->c.tsn_next + 100;
+	mre_cc_conn_acked(&o->c, 1);
+	MRE_EXPECT_EQ(test, o->c.cwnd, c0);
+	send_n(o, 60);
+	mre_cc_conn_acked(&o->c, 1);
+	MRE_EXPECT(test, o->c.cwnd > c0);
+}
+
 /* ACKs overtake each other across paths: duplicates are counted once */
 MRE_TEST(ack_dup_count_reordered)
 {
@@ -300,4 +326,5 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_slow_start_and_ecn_cut),
 	  MRE_CASE(cc_alpha_tracks_marks),
 	  MRE_CASE(cc_rate_hint_and_pacing),
+	  MRE_CASE(cc_grows_only_when_window_used),
 	  MRE_CASE(ack_dup_count_reordered));
