@@ -11,7 +11,9 @@
  *	or fat-tree k)  --nsend N  --planes N  --streams N  --bytes N
  *	--loss-ppm N (spine links)  --skew-ns N  --blackhole-us T (busiest
  *	spine)  --seed N  --check  --trace (every event on stdout)
+ *	--end-us T (stop there; --bytes 0: a flow without end)
  *	--sample-ns N  --no-hints 1  --tsv FILE (per-sample goodput)
+ *	--paths (flow 0's connection and paths at every sample, on stderr)
  */
 #include "report.h"
 #include "simcli.h"
@@ -24,7 +26,7 @@ static int usage(void)
 		"  run: --xport mroce|rocev2 --topo parallel|incast|fattree --k N --nsend N\n"
 		"       --planes N --streams N --bytes N --loss-ppm N --skew-ns N\n"
 		"       --blackhole-us T --seed N --check --trace\n"
-		"       --sample-ns N --no-hints 1 --tsv FILE\n");
+		"       --end-us T --sample-ns N --no-hints 1 --tsv FILE --paths\n");
 	return 2;
 }
 
@@ -37,6 +39,11 @@ static bool opt(int argc, char **argv, int *i, const char *name, u64 *v)
 }
 
 static const char *tsv;
+
+static void show_paths(struct scen *s)
+{
+	rep_paths(stderr, s);
+}
 
 static int parse_run(int argc, char **argv, struct scen *s, u64 *bytes)
 {
@@ -69,12 +76,16 @@ static int parse_run(int argc, char **argv, struct scen *s, u64 *bytes)
 			scen_fault(s, v * 1000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST, 0);
 		else if (opt(argc, argv, &i, "--seed", &v))
 			s->seed = v;
+		else if (opt(argc, argv, &i, "--end-us", &v))
+			s->t_end = v * 1000;
 		else if (opt(argc, argv, &i, "--sample-ns", &v))
 			s->sample_ns = v;
 		else if (opt(argc, argv, &i, "--no-hints", &v))
 			s->no_hints = v != 0;
 		else if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
 			tsv = argv[++i];
+		else if (!strcmp(argv[i], "--paths"))
+			s->on_sample = show_paths;
 		else if (!strcmp(argv[i], "--check"))
 			s->check = true;
 		else if (!strcmp(argv[i], "--trace"))

@@ -127,3 +127,26 @@ void rep_series_tsv(FILE *f, const struct scen *s, u32 w, bool per_flow)
 		fprintf(f, "\t%.1f\n", s->sq[i] / 1024.0);
 	}
 }
+
+void rep_paths(FILE *f, const struct scen *s)
+{
+	const struct wl_flow *fl = &s->wl.flows[0];
+	const struct mre_conn *c;
+	u32 i;
+
+	if (s->xport != WL_MROCE)
+		return;
+	c = ((struct xp_mroce *)s->wl.xp[fl->src])->conn[fl->dst];
+	fprintf(f, "%.1f us: cwnd %u inflight %u rate %u una+%u paths (cwnd/inflight/health, srtt us):",
+		s->sim.now / 1000.0, c->cwnd >> MRE_FP, c->inflight, c->rate_mbps,
+		c->tsn_next - c->tsn_una);
+	for (i = 0; i < c->npaths; i++) {
+		const struct mre_path *p = &c->paths[i];
+
+		fprintf(f, " %u/%u%s%.0f", p->cwnd >> MRE_FP, p->inflight,
+			p->health == MRE_PATH_GOOD ? "/" :
+			p->health == MRE_PATH_SUSPECT ? "/S/" : "/F/",
+			p->srtt / 1000.0);
+	}
+	fprintf(f, "\n");
+}

@@ -21,6 +21,8 @@ u64 rep_base_rtt(const struct scen *s);
 
 /* one paragraph: time, bytes, goodput, the counters that matter, verdict */
 void rep_summary(FILE *f, const char *name, const struct scen *s);
+/* one line: flow 0's sending connection and each of its paths (MetaRoCE) */
+void rep_paths(FILE *f, const struct scen *s);
 /* per sample: time_us and the windowed goodput of all flows (and each) */
 void rep_series_tsv(FILE *f, const struct scen *s, u32 w, bool per_flow);
 

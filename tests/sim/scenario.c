@@ -171,6 +171,21 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 
 /* --- sampling -------------------------------------------------------------- */
 
+/* every flow's sending connection is established (MetaRoCE), or any placed */
+static bool all_up(const struct scen *s)
+{
+	u32 i;
+
+	for (i = 0; i < s->nflows; i++) {
+		const struct wl_flow *f = &s->wl.flows[i];
+		const struct mre_conn *c = flow_conn(s, f->src, f->dst);
+
+		if (c ? c->state != MRE_CONN_ESTABLISHED : !wl_placed(&s->wl, f))
+			return false;
+	}
+	return true;
+}
+
 static void gate_check(struct scen *s)
 {
 	const struct wl_flow *f = &s->wl.flows[0];
@@ -206,7 +221,11 @@ static void sample(struct scen *s)
 		s->sr[(size_t)s->nsamp * s->nflows + i] = c ? c->rate_mbps : 0;
 	}
 	gate_check(s);
+	if (!s->up_ns && all_up(s))
+		s->up_ns = s->sim.now;
 	s->nsamp++;
+	if (s->on_sample)
+		s->on_sample(s);
 }
 
 static void sample_ev(struct sim *sim, void *obj, u64 arg)

@@ -82,6 +82,7 @@ struct scen {
 	u64 t_end;		/* stop here if not done */
 	u64 sample_ns;
 	FILE *trace;
+	void (*on_sample)(struct scen *s);	/* after each sample (debugging) */
 
 	/* the run */
 	struct sim sim;
@@ -99,6 +100,7 @@ struct scen {
 	u32 nsamp;
 	u32 capsamp;
 	u64 end_ns;
+	u64 up_ns;		/* first sample with every flow's connection up */
 };
 
 void scen_defaults(struct scen *s);
