@@ -273,6 +273,21 @@ static void t_mroce_link_down(void)
 	scen_free(&s);
 }
 
+static void t_mroce_link_slow(void)
+{
+	struct scen s;
+	u32 i;
+
+	/* both links of spine 0 drop to 10 Gbit/s mid-transfer */
+	parallel(&s, 4, 8 << 20);
+	for (i = 0; i < 2; i++)
+		scen_fault(&s, 200000, SCEN_LINK_RATE, 2 + i, 10000);
+	run(&s, "mroce_link_slow");
+	verdict_clean(&s);
+	CHECK_EQ(s.topo.links[2]->dir[0].cfg.mbps, 10000);
+	scen_free(&s);
+}
+
 static void incast(struct scen *s, u8 xport, u32 n, u64 bytes)
 {
 	u32 i;
@@ -439,6 +454,7 @@ static const struct {
 	{ "mroce_loss_exactly_once", t_mroce_loss_exactly_once },
 	{ "mroce_blackhole", t_mroce_blackhole },
 	{ "mroce_link_down", t_mroce_link_down },
+	{ "mroce_link_slow", t_mroce_link_slow },
 	{ "mroce_incast16", t_mroce_incast16 },
 	{ "mroce_64_streams", t_mroce_64_streams },
 	{ "mroce_fattree", t_mroce_fattree },
