@@ -147,6 +147,15 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	ibdev->phys_port_cnt = 1;
 	ibdev->num_comp_vectors = 1;
 	ibdev->local_dma_lkey = 0;
+	/*
+	 * The write commands the core leaves off by default: the doorbells
+	 * (an empty POST_SEND / POST_RECV, see ring.h) and CQ arming. POLL_CQ
+	 * stays off: a user CQ is polled in the provider.
+	 */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_SRQ_RECV) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	strscpy(ibdev->node_desc, MROCE_NODE_DESC, sizeof(ibdev->node_desc));
 	mroce_set_node_guid(mdev);
 }

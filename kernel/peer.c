@@ -666,16 +666,17 @@ drop:
 
 int mroce_peers_init(struct mroce_dev *mdev)
 {
+	struct mre_config cfg;
 	const char *bad;
 	int i;
 
-	mroce_engine_config(&mdev->ep.cfg);
-	bad = mre_config_check(&mdev->ep.cfg);
+	mroce_engine_config(&cfg);
+	bad = mre_config_check(&cfg);
 	if (bad) {
 		pr_err("engine parameter out of range: %s\n", bad);
 		return -EINVAL;
 	}
-	mre_ep_init(&mdev->ep, &mroce_engine_ops, &mdev->ep.cfg);
+	mre_ep_init(&mdev->ep, &mroce_engine_ops, &cfg);
 	for (i = 0; i < ARRAY_SIZE(mdev->peer_hash); i++)
 		INIT_HLIST_HEAD(&mdev->peer_hash[i]);
 	spin_lock_init(&mdev->peers_lock);

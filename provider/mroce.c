@@ -13,8 +13,9 @@
  * every ioctl.
  *
  * Ops left NULL in mroce_ctx_ops keep libibverbs' defaults, which fail with
- * EOPNOTSUPP (errno or return value): QPs, CQs, MRs and the rest come with
- * the datapath.
+ * EOPNOTSUPP (errno or return value): memory windows, XRC, the extended QP
+ * and CQ interfaces, resize, flows. The objects are in verbs.c, the fast
+ * path in post.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -88,10 +89,29 @@ static void mroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops mroce_ctx_ops = {
 	.alloc_pd = mroce_alloc_pd,
+	.create_ah = mroce_create_ah,
+	.create_cq = mroce_create_cq,
+	.create_qp = mroce_create_qp,
+	.create_srq = mroce_create_srq,
 	.dealloc_pd = mroce_dealloc_pd,
+	.dereg_mr = mroce_dereg_mr,
+	.destroy_ah = mroce_destroy_ah,
+	.destroy_cq = mroce_destroy_cq,
+	.destroy_qp = mroce_destroy_qp,
+	.destroy_srq = mroce_destroy_srq,
 	.free_context = mroce_free_context,
+	.modify_qp = mroce_modify_qp,
+	.modify_srq = mroce_modify_srq,
+	.poll_cq = mroce_poll_cq,
+	.post_recv = mroce_post_recv,
+	.post_send = mroce_post_send,
+	.post_srq_recv = mroce_post_srq_recv,
 	.query_device_ex = mroce_query_device_ex,
 	.query_port = mroce_query_port,
+	.query_qp = mroce_query_qp,
+	.query_srq = mroce_query_srq,
+	.reg_mr = mroce_reg_mr,
+	.req_notify_cq = mroce_req_notify_cq,
 };
 
 static struct verbs_context *mroce_alloc_context(struct ibv_device *ibdev,
@@ -118,7 +138,8 @@ static struct verbs_context *mroce_alloc_context(struct ibv_device *ibdev,
 
 	/* refuse a kernel we cannot talk to, before anyone tries */
 	if (resp.drv.abi_version != MROCE_ABI_VERSION ||
-	    !(resp.drv.caps & MROCE_CAP_BASIC)) {
+	    !(resp.drv.caps & MROCE_CAP_BASIC) ||
+	    !(resp.drv.caps & MROCE_CAP_DATAPATH)) {
 		mroce_err(&ctx->vctx, "kernel ABI %u caps %#x, need ABI %u\n",
 			  resp.drv.abi_version, resp.drv.caps,
 			  MROCE_ABI_VERSION);

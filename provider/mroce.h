@@ -5,10 +5,12 @@
 #ifndef MROCE_PROVIDER_H
 #define MROCE_PROVIDER_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <rdma/mroce-abi.h>
 
 #include "pabi34.h"
+#include "ring.h"
 
 struct mroce_device {
 	struct verbs_device vdev;	/* first: libibverbs frees through it */
@@ -21,6 +23,43 @@ struct mroce_context {
 
 struct mroce_pd {
 	struct ibv_pd ibv_pd;
+};
+
+/* a ring mapped from the kernel (ring.h), with the lock of its own side */
+struct mroce_uring {
+	struct mre_ring r;
+	void *map;
+	size_t len;
+	pthread_spinlock_t lock;
+};
+
+struct mroce_cq {
+	struct ibv_cq ibv_cq;
+	struct mroce_uring q;		/* we consume */
+};
+
+struct mroce_qp {
+	struct ibv_qp ibv_qp;
+	struct mroce_uring sq;		/* we produce */
+	struct mroce_uring rq;		/* we produce; unmapped with an SRQ */
+	uint32_t max_inline;
+	uint32_t max_send_sge;
+	uint32_t max_recv_sge;
+};
+
+struct mroce_srq {
+	struct ibv_srq ibv_srq;
+	struct mroce_uring q;		/* we produce */
+	uint32_t max_sge;
+};
+
+struct mroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t id;			/* the kernel's: goes into each UD WQE */
+};
+
+struct mroce_mr {
+	struct verbs_mr vmr;
 };
 
 /* GET_CONTEXT response: core part, then ours (DECLARE_DRV_CMD's layout) */
@@ -48,5 +87,45 @@ static inline struct mroce_pd *to_mroce_pd(struct ibv_pd *ibpd)
 {
 	return (struct mroce_pd *)ibpd;		/* ibv_pd is first */
 }
+
+/* every object's ibv_* struct is its first member */
+#define to_mroce_cq(p)	((struct mroce_cq *)(p))
+#define to_mroce_qp(p)	((struct mroce_qp *)(p))
+#define to_mroce_srq(p)	((struct mroce_srq *)(p))
+#define to_mroce_ah(p)	((struct mroce_ah *)(p))
+
+/* verbs.c: the control path */
+struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector);
+int mroce_destroy_cq(struct ibv_cq *ibcq);
+int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			    uint64_t hca_va, int access);
+int mroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr);
+int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask);
+int mroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr);
+int mroce_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_srq *mroce_create_srq(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr);
+int mroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask);
+int mroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int mroce_destroy_srq(struct ibv_srq *ibsrq);
+struct ibv_ah *mroce_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int mroce_destroy_ah(struct ibv_ah *ibah);
+
+/* post.c: the fast path, on the mapped rings */
+int mroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc);
+int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad);
+int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad);
+int mroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad);
 
 #endif /* MROCE_PROVIDER_H */

@@ -258,6 +258,58 @@ struct ibv_alloc_pd {
 	struct ib_uverbs_alloc_pd core_payload;
 };
 
+struct ibv_create_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_cq core_payload;
+};
+
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_srq core_payload;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core_payload;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_srq core_payload;
+};
+
+struct ibv_post_send {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_post_send core_payload;
+};
+
+/* an ibv_mr as libibverbs allocates and frees it through the provider */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	uint32_t mr_type;		/* enum ibv_mr_type (in driver.h) */
+	int access;
+};
+
 /* exported by libibverbs.so.1 under IBVERBS_PRIVATE_34 */
 void verbs_register_driver_34(const struct verbs_device_ops *ops);
 void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
@@ -291,6 +343,48 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ibv_alloc_pd *cmd, size_t cmd_size,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
+		      struct ibv_comp_channel *channel, int comp_vector,
+		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+int ibv_cmd_create_qp(struct ibv_pd *pd, struct ibv_qp *qp,
+		      struct ibv_qp_init_attr *attr,
+		      struct ibv_create_qp *cmd, size_t cmd_size,
+		      struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		      struct ibv_send_wr **bad_wr);
+int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		      struct ibv_recv_wr **bad_wr);
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 enum {
 	VERBS_LOG_LEVEL_NONE,
@@ -461,5 +555,37 @@ PABI34_MEMBER(ibv_query_port, core_payload, 8, 16);
 PABI34_SIZE(ibv_alloc_pd, 16);
 PABI34_MEMBER(ibv_alloc_pd, hdr, 0, 8);
 PABI34_MEMBER(ibv_alloc_pd, core_payload, 8, 8);
+
+PABI34_SIZE(verbs_mr, 56);
+PABI34_MEMBER(verbs_mr, ibv_mr, 0, 48);
+PABI34_MEMBER(verbs_mr, mr_type, 48, 4);
+PABI34_MEMBER(verbs_mr, access, 52, 4);
+PABI34_SIZE(ibv_reg_mr, 48);
+PABI34_MEMBER(ibv_reg_mr, hdr, 0, 8);
+PABI34_MEMBER(ibv_reg_mr, core_payload, 8, 40);
+PABI34_SIZE(ibv_create_cq, 40);
+PABI34_MEMBER(ibv_create_cq, hdr, 0, 8);
+PABI34_MEMBER(ibv_create_cq, core_payload, 8, 32);
+PABI34_SIZE(ibv_create_qp, 64);
+PABI34_MEMBER(ibv_create_qp, hdr, 0, 8);
+PABI34_MEMBER(ibv_create_qp, core_payload, 8, 56);
+PABI34_SIZE(ibv_modify_qp, 120);
+PABI34_MEMBER(ibv_modify_qp, hdr, 0, 8);
+PABI34_MEMBER(ibv_modify_qp, core_payload, 8, 112);
+PABI34_SIZE(ibv_query_qp, 24);
+PABI34_MEMBER(ibv_query_qp, hdr, 0, 8);
+PABI34_MEMBER(ibv_query_qp, core_payload, 8, 16);
+PABI34_SIZE(ibv_create_srq, 40);
+PABI34_MEMBER(ibv_create_srq, hdr, 0, 8);
+PABI34_MEMBER(ibv_create_srq, core_payload, 8, 32);
+PABI34_SIZE(ibv_modify_srq, 24);
+PABI34_MEMBER(ibv_modify_srq, hdr, 0, 8);
+PABI34_MEMBER(ibv_modify_srq, core_payload, 8, 16);
+PABI34_SIZE(ibv_post_send, 32);
+PABI34_MEMBER(ibv_post_send, hdr, 0, 8);
+PABI34_MEMBER(ibv_post_send, core_payload, 8, 24);
+PABI34_SIZE(ibv_query_srq, 24);
+PABI34_MEMBER(ibv_query_srq, hdr, 0, 8);
+PABI34_MEMBER(ibv_query_srq, core_payload, 8, 16);
 
 #endif /* MROCE_PABI34_H */

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The fast path: posting WQEs into the SQ/RQ/SRQ rings and polling CQEs
+ * from the CQ ring, with no system call except the SQ doorbell the kernel
+ * asks for (ring.h): after publishing, a full barrier, then the flag is
+ * read; the kernel sets the flag, then looks at the ring. One of the two
+ * always sees the other's write.
+ *
+ * Each ring's producer side is serialised by its spinlock (verbs allow
+ * several threads to post to one QP); the kernel re-validates every WQE it
+ * takes, so nothing here is trusted by it. Errors follow the verbs: ENOMEM
+ * when the queue is full, EINVAL for a malformed WR, EOPNOTSUPP for an
+ * operation mroce does not offer.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mroce.h"
+
+/* ---- CQ ------------------------------------------------------------------ */
+
+int mroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	struct mre_ring *r = &cq->q.r;
+	int n = 0;
+
+	pthread_spin_lock(&cq->q.lock);
+	/* refresh the producer index: its load orders the entries after it */
+	mre_ring_avail(r);
+	for (; n < ne && r->cons != r->prod; n++) {
+		const struct mroce_cqe *e = mre_ring_entry(r, r->cons);
+		struct ibv_wc *w = &wc[n];
+
+		w->wr_id = e->wr_id;
+		w->status = e->status;
+		w->opcode = e->opcode;
+		w->vendor_err = e->vendor_err;
+		w->byte_len = e->byte_len;
+		w->imm_data = e->imm_data;
+		w->qp_num = e->qp_num;
+		w->src_qp = e->src_qp;
+		w->wc_flags = e->wc_flags;
+		w->pkey_index = e->pkey_index;
+		w->slid = e->slid;
+		w->sl = e->sl;
+		w->dlid_path_bits = e->dlid_path_bits;
+		mre_ring_release(r, r->cons + 1);
+	}
+	pthread_spin_unlock(&cq->q.lock);
+	return n;
+}
+
+/* ---- SQ ------------------------------------------------------------------ */
+
+static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		return 0;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return ibqp->qp_type == IBV_QPT_RC ? 0 : EINVAL;
+	default:
+		return EOPNOTSUPP;	/* memory windows, invalidate, TSO */
+	}
+}
+
+/* one WR into the slot at the producer index */
+static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
+		     const struct ibv_send_wr *wr)
+{
+	uint32_t len = 0;
+	int i, err;
+
+	err = check_opcode(&qp->ibv_qp, wr->opcode);
+	if (err)
+		return err;
+	memset(e, 0, sizeof(*e));
+	e->wr_id = wr->wr_id;
+	e->opcode = wr->opcode;
+	e->send_flags = wr->send_flags;
+	e->imm_data = wr->imm_data;
+	switch (wr->opcode) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+	case IBV_WR_RDMA_READ:
+		e->remote_addr = wr->wr.rdma.remote_addr;
+		e->rkey = wr->wr.rdma.rkey;
+		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		e->remote_addr = wr->wr.atomic.remote_addr;
+		e->rkey = wr->wr.atomic.rkey;
+		e->compare_add = wr->wr.atomic.compare_add;
+		e->swap = wr->wr.atomic.swap;
+		break;
+	default:
+		break;
+	}
+	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+		if (!wr->wr.ud.ah)
+			return EINVAL;
+		e->ah = to_mroce_ah(wr->wr.ud.ah)->id;
+		e->remote_qpn = wr->wr.ud.remote_qpn;
+		e->remote_qkey = wr->wr.ud.remote_qkey;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE &&
+	    wr->opcode != IBV_WR_RDMA_READ &&
+	    wr->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
+	    wr->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
+		uint8_t *p = (uint8_t *)e->sge;
+
+		for (i = 0; i < wr->num_sge; i++) {
+			if (len + wr->sg_list[i].length > qp->max_inline)
+				return EINVAL;
+			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		e->length = len;
+		return 0;
+	}
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
+		return EINVAL;
+	e->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		e->sge[i].addr = wr->sg_list[i].addr;
+		e->sge[i].length = wr->sg_list[i].length;
+		e->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	return 0;
+}
+
+/*
+ * The doorbell: a POST_SEND (or POST_RECV) write command with no WR, which
+ * the kernel takes as "look at the ring". Written directly: libibverbs'
+ * ibv_cmd_post_send() refuses an empty list.
+ */
+static int doorbell(struct ibv_qp *ibqp, uint32_t command)
+{
+	struct ib_uverbs_post_send_resp resp;
+	struct ibv_post_send cmd = {
+		.hdr = {
+			.command = command,
+			.in_words = sizeof(cmd) / 4,
+			.out_words = sizeof(resp) / 4,
+		},
+		.core_payload = {
+			.response = (uintptr_t)&resp,
+			.qp_handle = ibqp->handle,
+			.wqe_size = sizeof(struct ib_uverbs_send_wr),
+		},
+	};
+
+	/* POST_RECV's request has POST_SEND's layout; only the WR size differs */
+	_Static_assert(sizeof(struct ib_uverbs_post_recv) ==
+		       sizeof(struct ib_uverbs_post_send) &&
+		       offsetof(struct ib_uverbs_post_recv, wqe_size) ==
+		       offsetof(struct ib_uverbs_post_send, wqe_size),
+		       "POST_RECV and POST_SEND requests differ");
+	if (command == IB_USER_VERBS_CMD_POST_RECV)
+		cmd.core_payload.wqe_size = sizeof(struct ib_uverbs_recv_wr);
+	if (write(ibqp->context->cmd_fd, &cmd, cmd.hdr.in_words * 4) !=
+	    cmd.hdr.in_words * 4)
+		return errno;
+	return 0;
+}
+
+int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		    struct ibv_send_wr **bad)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqp);
+	struct mre_ring *r = &qp->sq.r;
+	uint32_t n = 0, flags;
+	int err = 0;
+
+	pthread_spin_lock(&qp->sq.lock);
+	for (; wr; wr = wr->next, n++) {
+		if (!mre_ring_space(r) || mre_ring_space(r) <= n) {
+			err = ENOMEM;
+			break;
+		}
+		err = build_sqe(qp, mre_ring_entry(r, r->prod + n), wr);
+		if (err)
+			break;
+	}
+	if (n)
+		mre_ring_publish(r, n);
+	pthread_spin_unlock(&qp->sq.lock);
+	if (err)
+		*bad = wr;
+	if (!n)
+		return err;
+	mre_ring_mb();
+	flags = mre_ring_load(&r->hdr->flags);
+	/* UD is sent by the kernel at the doorbell only; RC when it asked */
+	if (ibqp->qp_type == IBV_QPT_UD ||
+	    flags & (MRE_RING_F_DB_NEEDED | MRE_RING_F_ERROR)) {
+		int e = doorbell(ibqp, IB_USER_VERBS_CMD_POST_SEND);
+
+		if (!err)
+			err = e;
+	}
+	return err;
+}
+
+/* ---- RQ and SRQ ----------------------------------------------------------- */
+
+static int post_rqes(struct mroce_uring *u, uint32_t max_sge,
+		     struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+{
+	struct mre_ring *r = &u->r;
+	uint32_t n = 0;
+	int err = 0, i;
+
+	pthread_spin_lock(&u->lock);
+	for (; wr; wr = wr->next, n++) {
+		struct mroce_rqe *e;
+
+		if (mre_ring_space(r) <= n) {
+			err = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > max_sge) {
+			err = EINVAL;
+			break;
+		}
+		e = mre_ring_entry(r, r->prod + n);
+		e->wr_id = wr->wr_id;
+		e->num_sge = wr->num_sge;
+		e->reserved = 0;
+		for (i = 0; i < wr->num_sge; i++) {
+			e->sge[i].addr = wr->sg_list[i].addr;
+			e->sge[i].length = wr->sg_list[i].length;
+			e->sge[i].lkey = wr->sg_list[i].lkey;
+		}
+	}
+	if (n)
+		mre_ring_publish(r, n);
+	pthread_spin_unlock(&u->lock);
+	if (err)
+		*bad = wr;
+	return err;
+}
+
+int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		    struct ibv_recv_wr **bad)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqp);
+	int err;
+
+	if (!qp->rq.map) {
+		*bad = wr;
+		return EINVAL;		/* the QP receives from an SRQ */
+	}
+	err = post_rqes(&qp->rq, qp->max_recv_sge, wr, bad);
+	/* receives are taken as messages arrive; a QP in error flushes them */
+	mre_ring_mb();
+	if (mre_ring_load(&qp->sq.r.hdr->flags) & MRE_RING_F_ERROR)
+		doorbell(ibqp, IB_USER_VERBS_CMD_POST_RECV);
+	return err;
+}
+
+int mroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			struct ibv_recv_wr **bad)
+{
+	struct mroce_srq *srq = to_mroce_srq(ibsrq);
+
+	return post_rqes(&srq->q, srq->max_sge, wr, bad);
+}

@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The control path: CQs, QPs, SRQs, MRs and AHs are created by the kernel
+ * (ibv_cmd_*); the rings of CQs, QPs and SRQs are then mapped here, so that
+ * posting and polling (post.c) need no system call.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mroce.h"
+
+/* map the ring the kernel described; 0 or an errno */
+static int uring_map(struct mroce_uring *u, struct ibv_context *ibctx,
+		     uint64_t offset, uint64_t len, uint32_t size,
+		     uint32_t stride)
+{
+	if (!len || !size || (size & (size - 1)) || !stride)
+		return EINVAL;
+	u->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      ibctx->cmd_fd, offset);
+	if (u->map == MAP_FAILED) {
+		u->map = NULL;
+		return errno;
+	}
+	u->len = len;
+	mre_ring_init(&u->r, u->map, size, stride);
+	pthread_spin_init(&u->lock, PTHREAD_PROCESS_PRIVATE);
+	return 0;
+}
+
+static void uring_unmap(struct mroce_uring *u)
+{
+	if (!u->map)
+		return;
+	munmap(u->map, u->len);
+	pthread_spin_destroy(&u->lock);
+	u->map = NULL;
+}
+
+/* ---- CQ ------------------------------------------------------------------ */
+
+struct mroce_create_cq_resp_all {
+	struct ib_uverbs_create_cq_resp ibv_resp;
+	struct mroce_create_cq_resp drv;
+};
+
+struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct mroce_create_cq_resp_all resp = {};
+	struct ibv_create_cq cmd = {};
+	struct mroce_cq *cq;
+	int err;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
+				&cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = uring_map(&cq->q, ibctx, resp.drv.mmap_offset, resp.drv.mmap_len,
+			resp.drv.size, resp.drv.stride);
+	if (err) {
+		mroce_err(&to_mroce_ctx(ibctx)->vctx, "cannot map CQ: %s\n",
+			  strerror(err));
+		ibv_cmd_destroy_cq(&cq->ibv_cq);
+		goto err_free;
+	}
+	return &cq->ibv_cq;
+
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+int mroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	int err = ibv_cmd_destroy_cq(ibcq);
+
+	if (err)
+		return err;
+	uring_unmap(&cq->q);
+	free(cq);
+	return 0;
+}
+
+int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	return ibv_cmd_req_notify_cq(ibcq, solicited_only);
+}
+
+/* ---- MR ------------------------------------------------------------------ */
+
+struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			    uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct mroce_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, &mr->vmr,
+			     &cmd, sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	return &mr->vmr.ibv_mr;
+}
+
+int mroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int err = ibv_cmd_dereg_mr(vmr);
+
+	if (err)
+		return err;
+	free(vmr);
+	return 0;
+}
+
+/* ---- QP ------------------------------------------------------------------ */
+
+struct mroce_create_qp_resp_all {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct mroce_create_qp_resp drv;
+};
+
+struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct mroce_create_qp_resp_all resp = {};
+	struct ibv_context *ibctx = ibpd->context;
+	struct ibv_create_qp cmd = {};
+	struct mroce_qp *qp;
+	int err;
+
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = calloc(1, sizeof(*qp));
+	if (!qp) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = uring_map(&qp->sq, ibctx, resp.drv.sq_mmap_offset,
+			resp.drv.sq_mmap_len, resp.drv.sq_size,
+			resp.drv.sq_stride);
+	if (err)
+		goto err_destroy;
+	if (!attr->srq) {
+		err = uring_map(&qp->rq, ibctx, resp.drv.rq_mmap_offset,
+				resp.drv.rq_mmap_len, resp.drv.rq_size,
+				resp.drv.rq_stride);
+		if (err)
+			goto err_unmap;
+	}
+	qp->max_inline = resp.drv.max_inline;
+	qp->max_send_sge = resp.drv.max_send_sge;
+	qp->max_recv_sge = resp.drv.max_recv_sge;
+	/* what the kernel granted (ibv_create_qp's contract) */
+	attr->cap.max_send_wr = resp.drv.sq_size;
+	attr->cap.max_recv_wr = attr->srq ? 0 : resp.drv.rq_size;
+	attr->cap.max_send_sge = resp.drv.max_send_sge;
+	attr->cap.max_recv_sge = attr->srq ? 0 : resp.drv.max_recv_sge;
+	attr->cap.max_inline_data = resp.drv.max_inline;
+	return &qp->ibv_qp;
+
+err_unmap:
+	uring_unmap(&qp->sq);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->ibv_qp);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		    int attr_mask)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err)
+		return err;
+	/* RESET empties the queues: the kernel zeroed the shared indices */
+	if (attr_mask & IBV_QP_STATE && attr->qp_state == IBV_QPS_RESET) {
+		pthread_spin_lock(&qp->sq.lock);
+		qp->sq.r.prod = qp->sq.r.cons = 0;
+		pthread_spin_unlock(&qp->sq.lock);
+		if (qp->rq.map) {
+			pthread_spin_lock(&qp->rq.lock);
+			qp->rq.r.prod = qp->rq.r.cons = 0;
+			pthread_spin_unlock(&qp->rq.lock);
+		}
+	}
+	return 0;
+}
+
+int mroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int mroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqp);
+	int err = ibv_cmd_destroy_qp(ibqp);
+
+	if (err)
+		return err;
+	uring_unmap(&qp->rq);
+	uring_unmap(&qp->sq);
+	free(qp);
+	return 0;
+}
+
+/* ---- SRQ ----------------------------------------------------------------- */
+
+struct mroce_create_srq_resp_all {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct mroce_create_srq_resp drv;
+};
+
+struct ibv_srq *mroce_create_srq(struct ibv_pd *ibpd,
+				 struct ibv_srq_init_attr *attr)
+{
+	struct mroce_create_srq_resp_all resp = {};
+	struct ibv_create_srq cmd = {};
+	struct mroce_srq *srq;
+	int err;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_create_srq(ibpd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (err)
+		goto err_free;
+	err = uring_map(&srq->q, ibpd->context, resp.drv.mmap_offset,
+			resp.drv.mmap_len, resp.drv.size, resp.drv.stride);
+	if (err) {
+		ibv_cmd_destroy_srq(&srq->ibv_srq);
+		goto err_free;
+	}
+	srq->max_sge = resp.drv.max_sge;
+	return &srq->ibv_srq;
+
+err_free:
+	free(srq);
+	errno = err;
+	return NULL;
+}
+
+int mroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		     int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+int mroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+int mroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct mroce_srq *srq = to_mroce_srq(ibsrq);
+	int err = ibv_cmd_destroy_srq(ibsrq);
+
+	if (err)
+		return err;
+	uring_unmap(&srq->q);
+	free(srq);
+	return 0;
+}
+
+/* ---- AH ------------------------------------------------------------------ */
+
+struct mroce_create_ah_resp_all {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct mroce_create_ah_resp drv;
+};
+
+struct ibv_ah *mroce_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr)
+{
+	struct mroce_create_ah_resp_all resp = {};
+	struct mroce_ah *ah;
+	int err;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_create_ah(ibpd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		free(ah);
+		errno = err;
+		return NULL;
+	}
+	ah->id = resp.drv.ah_id;
+	return &ah->ibv_ah;
+}
+
+int mroce_destroy_ah(struct ibv_ah *ibah)
+{
+	int err = ibv_cmd_destroy_ah(ibah);
+
+	if (err)
+		return err;
+	free(to_mroce_ah(ibah));
+	return 0;
+}
