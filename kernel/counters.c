@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * rdma_hw_stats glue: the counters live as atomic64_t in struct mroce_dev
- * and are copied out when the core asks.
+ * rdma_hw_stats glue: the glue's counters live as atomic64_t in struct
+ * mroce_dev, the engine's in its endpoint; both are copied out when the
+ * core asks.
  */
 #include "counters.h"
+#include "engine.h"
 #include "mroce.h"
 
 static const struct rdma_stat_desc mroce_counter_descs[] = {
@@ -14,13 +16,29 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_LINK_DOWNED].name	= "link_downed",
 };
 
+/*
+ * The glue's counters, then the engine's (struct mre_counters, named by
+ * mre_counter_names[]: every drop reason of the protocol has its own).
+ */
+static struct rdma_stat_desc mroce_all_descs[MROCE_NUM_COUNTERS + MRE_NCOUNTERS];
+
+void mroce_counters_init(void)
+{
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(mroce_counter_descs) != MROCE_NUM_COUNTERS);
+	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
+		mroce_all_descs[i] = mroce_counter_descs[i];
+	for (i = 0; i < MRE_NCOUNTERS; i++)
+		mroce_all_descs[MROCE_NUM_COUNTERS + i].name =
+			mre_counter_names[i];
+}
+
 struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)
 {
-	BUILD_BUG_ON(ARRAY_SIZE(mroce_counter_descs) != MROCE_NUM_COUNTERS);
-
-	return rdma_alloc_hw_stats_struct(mroce_counter_descs,
-					  ARRAY_SIZE(mroce_counter_descs),
+	return rdma_alloc_hw_stats_struct(mroce_all_descs,
+					  ARRAY_SIZE(mroce_all_descs),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -28,13 +46,17 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port_num, int index)
 {
 	struct mroce_dev *mdev = to_mroce_dev(ibdev);
-	int i;
+	const u64 *eng = (const u64 *)&mdev->ep.ctr;
+	unsigned int i;
 
 	if (!port_num || !stats)
 		return -EINVAL;
 
 	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&mdev->counters[i]);
+	/* the engine's are plain u64s, updated under per-peer locks */
+	for (i = 0; i < MRE_NCOUNTERS; i++)
+		stats->value[MROCE_NUM_COUNTERS + i] = READ_ONCE(eng[i]);
 
-	return MROCE_NUM_COUNTERS;
+	return ARRAY_SIZE(mroce_all_descs);
 }

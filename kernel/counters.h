@@ -21,6 +21,7 @@ enum mroce_counter {
 	MROCE_NUM_COUNTERS
 };
 
+void mroce_counters_init(void);
 struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
 
+#include "counters.h"
 #include "device.h"
 #include "netdev.h"
 #include "socket.h"
@@ -33,6 +34,7 @@ static int __init mroce_init(void)
 {
 	int err;
 
+	mroce_counters_init();
 	err = mroce_socket_init(udp_port);
 	if (err)
 		return err;
