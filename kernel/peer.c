@@ -28,9 +28,9 @@ MODULE_PARM_DESC(npaths, "paths (UDP source ports) per connection, 1..64 (defaul
 static uint window = 10;
 module_param(window, uint, 0444);
 MODULE_PARM_DESC(window, "log2 of the TSN window per connection, 4..16 (default 10: 1024 packets)");
-static uint rto_min_us = 2000;
+static uint rto_min_us = 5000;
 module_param(rto_min_us, uint, 0444);
-MODULE_PARM_DESC(rto_min_us, "smallest path retransmission timeout, microseconds (default 2000)");
+MODULE_PARM_DESC(rto_min_us, "smallest path retransmission timeout, microseconds (default 5000)");
 static uint rto_init_us = 20000;
 module_param(rto_init_us, uint, 0444);
 MODULE_PARM_DESC(rto_init_us, "retransmission timeout before any RTT sample, microseconds (default 20000)");

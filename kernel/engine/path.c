@@ -58,6 +58,7 @@ static bool is_settled(const struct mre_path *p, u32 psn)
 	return mre_bit(p->settled, psn & (MRE_PATH_RING - 1));
 }
 
+
 u32 mre_path_room(const struct mre_path *p)
 {
 	u32 w = p->cwnd >> MRE_FP, out = p->psn_next - p->psn_una;
@@ -362,10 +363,39 @@ void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
 		mre_conn_path_event(c, p);
 }
 
+/*
+ * Nothing at all came back from the peer since this path's timer was
+ * armed: the silence is the connection's (the peer, or this host, is
+ * stalled), not evidence against the path. Resend the oldest packet, as a
+ * probe, and back off; the path keeps its health and route. (A real
+ * dead peer is caught by dead_ns.)
+ */
+static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+	u32 psn = p->psn_una;
+
+	c->ep->ctr.rto_stall++;
+	while (psn != p->psn_next && is_settled(p, psn))
+		psn++;
+	if (psn != p->psn_next) {
+		settle_lost(p, c, psn);
+		c->ep->ctr.loss_rto++;
+		advance_una(p);
+	}
+	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
+	p->rto_base = now;
+	p->rto_at = p->inflight ? now + p->rto : 0;
+}
+
 static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
+	if (c->npaths > 1 && c->last_ack <= p->rto_base) {
+		conn_stall_rto(p, c, now);
+		return;
+	}
 	c->ep->ctr.rto++;
 	p->n_rto++;
 	settle_all_lost(p, c);

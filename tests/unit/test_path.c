@@ -126,6 +126,7 @@ MRE_TEST(path_timeouts_fail_and_probe)
 
 	send_n(o, 4);
 	o->now = o->p->rto_at;
+	o->c.last_ack = o->now - 1;	/* other paths are being answered */
 	mre_path_timers(o->p, &o->c, o->now);
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_SUSPECT);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 4);
@@ -134,6 +135,7 @@ MRE_TEST(path_timeouts_fail_and_probe)
 	MRE_EXPECT_EQ(test, mre_path_room(o->p), 1);
 	send_n(o, 1);
 	o->now = o->p->rto_at;
+	o->c.last_ack = o->now - 1;
 	mre_path_timers(o->p, &o->c, o->now);
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_FAILED);
 	MRE_EXPECT_EQ(test, mre_path_room(o->p), 0);
@@ -149,6 +151,28 @@ MRE_TEST(path_timeouts_fail_and_probe)
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_recovered, 1);
 	MRE_EXPECT_GE(test, o->p->cwnd >> MRE_FP, o->n.ep.cfg.init_cwnd);
+}
+
+/* silence on every path is the connection's, not this path's fault */
+MRE_TEST(path_stall_is_not_path_failure)
+{
+	struct one *o = one_new(test, NULL);
+	u16 port = o->p->src_port;
+	u64 rto;
+
+	send_n(o, 4);
+	rto = o->p->rto;
+	o->now = o->p->rto_at;		/* and no ACK at all came meanwhile */
+	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
+	MRE_EXPECT_EQ(test, o->p->src_port, port);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 1);		/* the oldest, resent */
+	MRE_EXPECT_EQ(test, o->p->inflight, 3);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto_stall, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
+	MRE_EXPECT_EQ(test, o->p->rto, 2 * rto);	/* backed off */
+	MRE_EXPECT_EQ(test, o->p->rto_at, o->now + 2 * rto);
+	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 1);
 }
 
 MRE_TEST(path_plane_down_up)
@@ -321,6 +345,7 @@ MRE_SUITE(path,
 	  MRE_CASE(path_reorder_tolerated),
 	  MRE_CASE(path_rtt_rto),
 	  MRE_CASE(path_timeouts_fail_and_probe),
+	  MRE_CASE(path_stall_is_not_path_failure),
 	  MRE_CASE(path_plane_down_up),
 	  MRE_CASE(path_receiver_window),
 	  MRE_CASE(cc_slow_start_and_ecn_cut),
