@@ -63,7 +63,7 @@ bool mroce_addr_eq(const struct sockaddr_storage *a,
 }
 
 static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
-		  struct mroce_skb_cb *cb)
+		  struct mroce_skb_cb *cb, struct dst_cache *dc)
 {
 	struct flowi4 fl = {
 		.daddr = cb->daddr.v4,
@@ -73,16 +73,25 @@ static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
 		.fl4_sport = cb->sport,
 		.fl4_dport = htons(mroce_udp_dport()),
 	};
-	struct rtable *rt = ip_route_output_key(mdev->net, &fl);
+	struct rtable *rt;
+	__be32 saddr;
 
+	rt = dc ? dst_cache_get_ip4(dc, &saddr) : NULL;
+	if (rt) {
+		skb_dst_set(skb, &rt->dst);
+		return 0;
+	}
+	rt = ip_route_output_key(mdev->net, &fl);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
+	if (dc)
+		dst_cache_set_ip4(dc, &rt->dst, fl.saddr);
 	skb_dst_set(skb, &rt->dst);
 	return 0;
 }
 
 static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
-		  struct mroce_skb_cb *cb)
+		  struct mroce_skb_cb *cb, struct dst_cache *dc)
 {
 	struct flowi6 fl = {
 		.daddr = cb->daddr.v6,
@@ -91,12 +100,20 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 		.fl6_sport = cb->sport,
 		.fl6_dport = htons(mroce_udp_dport()),
 	};
+	struct in6_addr saddr;
 	struct dst_entry *dst;
 
+	dst = dc ? dst_cache_get_ip6(dc, &saddr) : NULL;
+	if (dst) {
+		skb_dst_set(skb, dst);
+		return 0;
+	}
 	dst = ipv6_stub->ipv6_dst_lookup_flow(mdev->net,
 					      mroce_net_sk(mdev, true), &fl, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
+	if (dc)
+		dst_cache_set_ip6(dc, dst, &fl.saddr);
 	skb_dst_set(skb, dst);
 	return 0;
 }
@@ -104,7 +121,7 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		    const struct sockaddr_storage *saddr,
 		    const struct sockaddr_storage *daddr, u16 sport,
-		    struct mroce_batch *b)
+		    struct dst_cache *dc, struct mroce_batch *b)
 {
 	struct mroce_skb_cb *cb = cb_of(skb);
 	int err;
@@ -116,11 +133,11 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	if (cb->v6) {
 		cb->saddr.v6 = ((struct sockaddr_in6 *)saddr)->sin6_addr;
 		cb->daddr.v6 = ((struct sockaddr_in6 *)daddr)->sin6_addr;
-		err = route6(mdev, skb, cb);
+		err = route6(mdev, skb, cb, dc);
 	} else {
 		cb->saddr.v4 = ((struct sockaddr_in *)saddr)->sin_addr.s_addr;
 		cb->daddr.v4 = ((struct sockaddr_in *)daddr)->sin_addr.s_addr;
-		err = route4(mdev, skb, cb);
+		err = route4(mdev, skb, cb, dc);
 	}
 	if (!err && !mroce_net_sk(mdev, cb->v6))
 		err = -EAFNOSUPPORT;

@@ -14,6 +14,7 @@
 
 #include <linux/skbuff.h>
 #include <linux/socket.h>
+#include <net/dst_cache.h>
 
 struct mroce_batch;
 struct mroce_dev;
@@ -24,12 +25,15 @@ struct sk_buff *mroce_net_alloc(u32 len);
 /*
  * Route @skb from @saddr to @daddr (the MetaRoCE port), UDP source port
  * @sport, and queue it on @b. Consumes @skb; -errno when it was dropped
- * (no route): the transport recovers it as a loss.
+ * (no route): the transport recovers it as a loss. @dc (may be NULL)
+ * caches the route of this address pair: the source port is left out of
+ * the cached route, so a host that does ECMP itself (rather than its
+ * fabric) should pass NULL.
  */
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		    const struct sockaddr_storage *saddr,
 		    const struct sockaddr_storage *daddr, u16 sport,
-		    struct mroce_batch *b);
+		    struct dst_cache *dc, struct mroce_batch *b);
 
 /* software datapath: send a packet queued by mroce_net_queue() */
 int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);

@@ -134,7 +134,7 @@ static int e_xmit(struct mre_conn *c, const struct mre_xmit *x)
 	}
 	mroce_counter_inc(mdev, MROCE_CNT_TX_PACKETS);
 	mroce_net_queue(mdev, skb, &peer->saddr, &peer->daddr, x->src_port,
-			peer->batch);
+			&peer->dst_cache, peer->batch);
 	return 0;
 }
 
@@ -599,7 +599,8 @@ static void send_reset(struct mroce_dev *mdev, struct sk_buff *in,
 	mroce_net_src(in, &src);
 	mroce_net_dst(in, &dst);
 	mroce_batch_init(&b);
-	mroce_net_queue(mdev, skb, &dst, &src, ntohs(udp_hdr(in)->source), &b);
+	mroce_net_queue(mdev, skb, &dst, &src, ntohs(udp_hdr(in)->source), NULL,
+			&b);
 	mroce_batch_flush(&b);
 }
 
