@@ -30,6 +30,7 @@
 #include "cq.h"
 #include "device.h"
 #include "counters.h"
+#include "debugfs.h"
 #include "mr.h"
 #include "netdev.h"
 #include "offload.h"
@@ -239,6 +240,7 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_unregister;
 
+	mroce_debugfs_add(mdev);
 	mroce_info_dev(mdev, "on %s (net %u), datapath %s\n", ndev->name,
 		       mdev->net->ns.inum, mdev->dp->name);
 	return 0;
@@ -270,6 +272,7 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 		list_del_rcu(&mdev->node);
 	mutex_unlock(&mroce_devs_lock);
 
+	mroce_debugfs_del(mdev);
 	mroce_net_detach(mdev);
 	if (mdev->peers_ready)
 		mroce_peers_exit(mdev);

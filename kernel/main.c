@@ -16,6 +16,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "counters.h"
+#include "debugfs.h"
 #include "device.h"
 #include "netdev.h"
 #include "socket.h"
@@ -35,9 +36,10 @@ static int __init mroce_init(void)
 	int err;
 
 	mroce_counters_init();
+	mroce_debugfs_init();
 	err = mroce_socket_init(udp_port);
 	if (err)
-		return err;
+		goto err_debugfs;
 
 	err = mroce_netdev_init();
 	if (err)
@@ -49,6 +51,8 @@ static int __init mroce_init(void)
 
 err_socket:
 	mroce_socket_exit();
+err_debugfs:
+	mroce_debugfs_exit();
 	return err;
 }
 
@@ -60,6 +64,7 @@ static void __exit mroce_exit(void)
 
 	mroce_netdev_exit();
 	mroce_socket_exit();
+	mroce_debugfs_exit();
 	pr_info("unloaded\n");
 }
 

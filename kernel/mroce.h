@@ -89,6 +89,7 @@ struct mroce_dev {
 	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers */
 	struct work_struct connect_work;
 	struct ratelimit_state reset_rs;	/* RESETs we send */
+	struct dentry *debugfs;		/* debugfs.c */
 };
 
 struct mroce_ucontext {

@@ -80,10 +80,17 @@ static u64 e_random(struct mre_ep *ep)
 
 static struct mre_stream *e_stream(struct mre_conn *c, u32 id)
 {
-	struct mroce_qp *qp = mroce_qp_lookup(dev_of_ep(c->ep), id);
+	struct mroce_dev *mdev = dev_of_ep(c->ep);
+	struct mroce_qp *qp = mroce_qp_lookup(mdev, id);
 
-	if (!qp || qp->ibqp.qp_type != IB_QPT_RC || qp->s.conn != c)
+	if (!qp || qp->ibqp.qp_type != IB_QPT_RC || qp->s.conn != c) {
+		ibdev_dbg_ratelimited(&mdev->ibdev,
+				      "peer %pISc: no stream %u (qp %s, conn %s)\n",
+				      &mroce_peer_of(c)->daddr, id,
+				      qp ? "found" : "none",
+				      qp && qp->s.conn ? "other" : "none");
 		return NULL;
+	}
 	return &qp->s;
 }
 
@@ -531,6 +538,28 @@ void mroce_peer_put(struct mroce_peer *peer)
 	WARN_ON_ONCE(refcount_dec_and_test(&peer->refs));
 }
 
+/*
+ * A stream needs the connection: open it, or reopen a failed one, which
+ * takes a new connection id (the old one may still name the old
+ * incarnation in packets on the wire).
+ */
+static void peer_open(struct mroce_peer *peer)
+{
+	struct mroce_dev *mdev = peer->mdev;
+	u32 old = peer->conn.cid;
+
+	if (peer->conn.state != MRE_CONN_CLOSED &&
+	    peer->conn.state != MRE_CONN_FAILED)
+		return;
+	mre_conn_connect(&peer->conn, ktime_get_ns(), NULL, 0);
+	if (peer->conn.cid == old)
+		return;
+	xa_erase(&mdev->peers_by_cid, old);
+	if (xa_insert(&mdev->peers_by_cid, peer->conn.cid, peer, GFP_ATOMIC))
+		ibdev_dbg(&mdev->ibdev, "peer %pISc: no room for cid %#x\n",
+			  &peer->daddr, peer->conn.cid);
+}
+
 void mroce_peer_attach(struct mroce_peer *peer, struct mroce_qp *qp)
 {
 	struct mre_stream_attr sa;
@@ -538,8 +567,7 @@ void mroce_peer_attach(struct mroce_peer *peer, struct mroce_qp *qp)
 	lockdep_assert_held(&peer->lock);
 	mroce_qp_stream_attr(qp, &sa);
 	mre_stream_attach(&qp->s, &peer->conn, &sa);
-	if (peer->conn.state == MRE_CONN_CLOSED)
-		mre_conn_connect(&peer->conn, ktime_get_ns(), NULL, 0);
+	peer_open(peer);
 }
 
 void mroce_peer_detach(struct mroce_peer *peer, struct mroce_qp *qp)
@@ -697,8 +725,7 @@ int mroce_peers_init(struct mroce_dev *mdev)
  */
 void mroce_peers_exit(struct mroce_dev *mdev)
 {
-	struct mroce_peer *peer;
-	unsigned long cid;
+	struct mroce_peer *peer, *all = NULL;
 	int i;
 
 	synchronize_rcu();		/* receivers that found the device */
@@ -709,13 +736,17 @@ void mroce_peers_exit(struct mroce_dev *mdev)
 		struct hlist_node *n;
 
 		hlist_for_each_entry_safe(peer, n, &mdev->peer_hash[i],
-					  addr_node)
+					  addr_node) {
 			hlist_del_rcu(&peer->addr_node);
+			xa_erase(&mdev->peers_by_cid, peer->conn.cid);
+			peer->exit_next = all;
+			all = peer;
+		}
 	}
 	spin_unlock_bh(&mdev->peers_lock);
 	synchronize_rcu();		/* receivers that found a peer */
-	xa_for_each(&mdev->peers_by_cid, cid, peer) {
-		xa_erase(&mdev->peers_by_cid, cid);
+	while ((peer = all)) {
+		all = peer->exit_next;
 		hrtimer_cancel(&peer->timer);
 		WARN_ON_ONCE(peer->conn.nstreams);
 		peer_free(peer);

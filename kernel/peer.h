@@ -54,6 +54,7 @@ struct mroce_peer {
 	struct dst_cache dst_cache;
 	struct hlist_node addr_node;	/* mdev->peer_hash; RCU */
 	refcount_t refs;		/* the device's + one per QP */
+	struct mroce_peer *exit_next;	/* mroce_peers_exit()'s list */
 	struct rcu_head rcu;
 };
 

@@ -221,9 +221,11 @@ static bool sq_refresh(struct mroce_qp *qp)
 
 /*
  * The SQ as the engine sees it: message @msn exists when it has been
- * posted, copied and found valid, and the QP may send. When the engine
- * finds nothing, ask the provider for a doorbell, then look once more (the
- * provider does the mirror image, see ring.h).
+ * posted, copied and found valid. A message already under way stays
+ * readable in any state (its packets may have to be resent, e.g. while the
+ * SQ drains); a new one starts only in RTS. When the engine finds nothing,
+ * ask the provider for a doorbell, then look once more (the provider does
+ * the mirror image, see ring.h).
  */
 struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn)
 {
@@ -231,6 +233,11 @@ struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn)
 	struct mroce_swqe *w;
 
 	lockdep_assert_held(&qp->lock);
+	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done &&
+	    seq_lt(msn, qp->s.tx_msn + (qp->s.tx_busy ? 1 : 0))) {
+		w = mroce_swqe(qp, idx);
+		return w->status ? NULL : w;
+	}
 	if (qp->state != IB_QPS_RTS)
 		return NULL;
 	if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done) {

@@ -338,9 +338,13 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 	return true;
 }
 
+/* the packet of @t can no longer be built: the TSN carries nothing */
 static void to_nop(struct mre_txd *t)
 {
 	t->stream = 0;
+	t->msn = 0;
+	t->offset = 0;
+	t->seq = 0;
 	t->op = MRE_OP_NOP;
 	t->len = 0;
 	t->dflags = MRE_DF_FIRST | MRE_DF_LAST;
@@ -383,6 +387,9 @@ again:
 	t->path = (u8)p->id;
 	t->psn = pkt.psn;
 	t->state = MRE_TXD_OUT;
+	/* the oldest outstanding TSN going out for the first time: owed from now */
+	if (!t->xmits && tsn == c->tsn_una)
+		c->out_since = now;
 	c->ep->ctr.tx_data++;
 	if (t->xmits++) {
 		c->ep->ctr.tx_retx++;
@@ -501,8 +508,13 @@ static bool transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 			return false;
 		if (c->rtxq_head != c->rtxq_tail) {
 			tsn = c->rtxq[c->rtxq_head & (c->wsize - 1)];
-			if (mre_txd_of(c, tsn)->state != MRE_TXD_QUEUED) {
-				c->rtxq_head++;		/* settled meanwhile */
+			/*
+			 * Settled meanwhile, or even retired: its slot may
+			 * now hold a newer TSN, which is not this entry's.
+			 */
+			if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
+			    mre_txd_of(c, tsn)->state != MRE_TXD_QUEUED) {
+				c->rtxq_head++;
 				continue;
 			}
 			p = pick_path(c, mre_txd_of(c, tsn)->path);
@@ -804,6 +816,17 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
 		      u32 blob_len)
 {
+	/*
+	 * Reopening a failed connection: everything it carried is gone on
+	 * both sides. A new connection id makes the peer see a restart
+	 * (section 5.2 of the spec) and drop its old state too.
+	 */
+	if (c->state == MRE_CONN_FAILED) {
+		conn_reset_seq(c, now);
+		c->cid = random_nonzero(c->ep);
+		c->remote_cid = 0;
+		c->state = MRE_CONN_CLOSED;
+	}
 	if (c->state != MRE_CONN_CLOSED)
 		return;
 	c->blob_len = (u16)MRE_MIN(blob_len, (u32)MRE_MAX_BLOB);
@@ -816,19 +839,29 @@ void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
 	c->connect_at = now + c->connect_ivl;
 }
 
-void mre_conn_fail(struct mre_conn *c, enum mre_status st)
+/* fail the attached streams (only those that carried traffic: @used_only) */
+static void fail_streams(struct mre_conn *c, enum mre_status st,
+			 bool used_only)
 {
 	struct mre_list *l, *n;
 
+	for (l = c->attached.next; l != &c->attached; l = n) {
+		struct mre_stream *s = MRE_CONTAINER_OF(l, struct mre_stream,
+							anode);
+
+		n = l->next;
+		if (!used_only || s->used)
+			mre_stream_fail(s, st);
+	}
+}
+
+void mre_conn_fail(struct mre_conn *c, enum mre_status st)
+{
 	if (c->state == MRE_CONN_FAILED)
 		return;
 	c->state = MRE_CONN_FAILED;
 	c->ep->ctr.conn_fail++;
-	for (l = c->attached.next; l != &c->attached; l = n) {
-		n = l->next;
-		mre_stream_fail(MRE_CONTAINER_OF(l, struct mre_stream, anode),
-				st);
-	}
+	fail_streams(c, st, false);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
 }
@@ -845,9 +878,19 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		return 0;
 	}
 	if (c->state == MRE_CONN_ESTABLISHED || c->state == MRE_CONN_FAILED) {
-		/* the peer restarted: whatever we had with it is gone */
-		if (c->state == MRE_CONN_ESTABLISHED)
-			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		/*
+		 * The peer restarted (or reopened after a failure): whatever
+		 * went over the old incarnation is gone. Streams attached
+		 * meanwhile that have not carried anything yet belong to the
+		 * new one (their QPs were connected to new QPs of the peer)
+		 * and stay.
+		 */
+		if (c->state == MRE_CONN_ESTABLISHED) {
+			c->ep->ctr.conn_fail++;
+			if (c->ep->ops->conn_event)
+				c->ep->ops->conn_event(c, MRE_CONN_DEAD);
+		}
+		fail_streams(c, MRE_ST_RETRY_EXC, true);
 		conn_reset_seq(c, now);
 		restarted = 1;
 	}
@@ -889,6 +932,16 @@ void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up)
 }
 
 /* --- timers ---------------------------------------------------------------- */
+
+/*
+ * Since when the peer has owed us an answer: its last ACK, or the moment
+ * data became outstanding after an idle spell (an idle connection hears
+ * nothing and is not dead for it).
+ */
+static u64 heard(const struct mre_conn *c)
+{
+	return MRE_MAX(c->last_ack, c->out_since);
+}
 
 static u64 earliest(u64 a, u64 b)
 {
@@ -963,8 +1016,7 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 		if (p->ack_at && p->ack_at <= now)
 			mre_conn_send_ack(c, p, now);
 	}
-	if (c->tsn_una != c->tsn_next &&
-	    now - c->last_ack > cfg_of(c)->dead_ns) {
+	if (c->tsn_una != c->tsn_next && now - heard(c) > cfg_of(c)->dead_ns) {
 		mre_conn_fail(c, MRE_ST_RETRY_EXC);
 		return 0;
 	}
@@ -975,6 +1027,6 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	for (i = 0; i < c->npaths; i++)
 		next = earliest(next, mre_path_deadline(&c->paths[i]));
 	if (c->tsn_una != c->tsn_next)
-		next = earliest(next, c->last_ack + cfg_of(c)->dead_ns + 1);
+		next = earliest(next, heard(c) + cfg_of(c)->dead_ns + 1);
 	return next;
 }

@@ -114,6 +114,7 @@ struct mre_conn {
 	u32 n_wait;		/* descriptors in MRE_TXD_WAIT */
 	u64 rnr_until;
 	u64 last_ack;		/* last ACK received (liveness) */
+	u64 out_since;		/* data outstanding since (after idle) */
 	u32 peer_dups;		/* last dup_count the peer reported */
 	u32 reorder;		/* current reorder threshold (adapts) */
 	u32 inflight;		/* sum of the paths' */

@@ -51,7 +51,11 @@ u32 mre_conn_mem_size(const struct mre_config *cfg);
  */
 void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem);
 
-/* active open: send CONNECT (blob: opaque, up to MRE_MAX_BLOB bytes) */
+/*
+ * Active open: send CONNECT (blob: opaque, up to MRE_MAX_BLOB bytes). On a
+ * FAILED connection this reopens it under a new connection id: the
+ * embedder must re-key its id table (compare c->cid before and after).
+ */
 void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
 		      u32 blob_len);
 

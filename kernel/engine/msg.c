@@ -183,6 +183,7 @@ int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		c->cnak_msn = d->msn;
 		return MRE_SYN_NONE;
 	}
+	s->used = true;
 	switch (d->op) {
 	case MRE_OP_SEND:
 	case MRE_OP_WRITE:
@@ -303,6 +304,8 @@ void mre_conn_forget_stream(struct mre_conn *c, u32 id)
 		d->op = MRE_OP_NOP;
 		d->len = 0;
 		d->offset = 0;
+		d->msn = 0;
+		d->seq = 0;
 		d->dflags = MRE_DF_FIRST | MRE_DF_LAST;
 	}
 	for (t = 0; t < c->wsize; t++)

@@ -201,7 +201,17 @@ static bool req_next(struct mre_stream *s, struct mre_txd *d)
 	return true;
 }
 
+static bool stream_next(struct mre_stream *s, struct mre_txd *d);
+
 bool mre_stream_next(struct mre_stream *s, struct mre_txd *d)
+{
+	if (!stream_next(s, d))
+		return false;
+	s->used = true;
+	return true;
+}
+
+static bool stream_next(struct mre_stream *s, struct mre_txd *d)
 {
 	if (s->state == MRE_STREAM_ERROR || s->state == MRE_STREAM_DETACHED)
 		return false;

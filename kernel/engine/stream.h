@@ -73,6 +73,7 @@ struct mre_stream {
 	u8 max_rd;
 	u8 rnr_retry;		/* 7: forever */
 	u8 rnr_left;
+	bool used;		/* has sent or received: tied to this incarnation */
 	u64 rnr_delay;
 	u32 rnr_ack;		/* conn ack_seq when an RNR was last counted */
 

@@ -536,6 +536,115 @@ MRE_TEST(conn_peer_dead)
 	MRE_EXPECT_EQ(test, r.p->n[0].conn_deads, 1);
 }
 
+/* a failed connection is reopened (new id) and carries new streams */
+MRE_TEST(conn_reopen_after_failure)
+{
+	struct mre_config cfg;
+	struct mdl_qp *a2, *b2;
+	struct rig r;
+	u32 old;
+
+	mre_config_default(&cfg);
+	cfg.dead_ns = 50000000;
+	rig_init(test, &r, &cfg, 5000);
+	write(&r, 0, 8 * KB, 1);		/* both streams carry traffic */
+	pair_run(r.p, 10000000);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	r.p->hook = hook_all;
+	write(&r, 0, 8 * KB, 2);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.p->c[0].state == MRE_CONN_FAILED);
+	/*
+	 * The network heals; the failed QPs go, new ones come. The peer's
+	 * new QP attaches before it hears of the reopening: being unused,
+	 * it survives the restart that kills the old one.
+	 */
+	r.p->hook = NULL;
+	mre_stream_detach(&r.a->s);
+	a2 = MRE_ALLOC(test, sizeof(*a2));
+	b2 = MRE_ALLOC(test, sizeof(*b2));
+	pair_qps(r.p, a2, b2, 40, 1024);
+	old = r.p->c[0].cid;
+	mre_conn_connect(&r.p->c[0], r.p->now, NULL, 0);
+	MRE_EXPECT_NE(test, r.p->c[0].cid, old);
+	{
+		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 8 * KB,
+				     .rkey = r.mr->key, .raddr = 0x10000 };
+
+		mdl_post_send(a2, &w, r.src, 9);
+	}
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->c[1].remote_cid, r.p->c[0].cid);
+	MRE_EXPECT_EQ(test, a2->nlog, 1);
+	MRE_EXPECT_EQ(test, a2->log[0].status, MRE_ST_OK);
+	/* the peer saw a restart: its old (used) stream failed, the new one lives */
+	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, b2->fatal, 0);
+}
+
+/* a QP destroyed with packets in flight: they still fill their TSNs (NOP) */
+MRE_TEST(conn_detach_in_flight)
+{
+	struct drops d = { .idx = { 5, 6, 20 }, .n = 3, .path = -1 };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	set_drops(&r, &d);
+	write(&r, 0, 64 * KB, 1);
+	pair_run(r.p, 12000);		/* sent, losses not yet repaired */
+	MRE_ASSERT(test, r.p->c[0].tsn_una != r.p->c[0].tsn_next);
+	mre_stream_detach(&r.a->s);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[0].tsn_una, r.p->c[0].tsn_next);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.drop_field, 0);
+	MRE_EXPECT_EQ(test, r.a->nlog, 0);	/* detached: no completions */
+}
+
+/*
+ * The embedder can lose a QP before it detaches it (the kernel takes a
+ * destroyed QP out of its table first): resends become NOPs, and must
+ * still be valid packets.
+ */
+MRE_TEST(conn_stream_vanishes_in_flight)
+{
+	struct drops d = { .idx = { 5, 6, 20 }, .n = 3, .path = -1 };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	set_drops(&r, &d);
+	write(&r, 0, 64 * KB, 1);
+	pair_run(r.p, 12000);
+	MRE_ASSERT(test, r.p->c[0].tsn_una != r.p->c[0].tsn_next);
+	r.p->n[0].nqps = 0;		/* the lookup no longer finds it */
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[0].tsn_una, r.p->c[0].tsn_next);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.drop_field, 0);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+}
+
+/* a connection idle for longer than dead_ns is not dead when it speaks again */
+MRE_TEST(conn_idle_then_send)
+{
+	struct mre_config cfg;
+	struct rig r;
+
+	mre_config_default(&cfg);
+	cfg.dead_ns = 50000000;
+	rig_init(test, &r, &cfg, 5000);
+	write(&r, 0, 8 * KB, 1);
+	pair_run(r.p, 10000000);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	r.p->now += 10 * cfg.dead_ns;		/* a long quiet spell */
+	write(&r, 8 * KB, 8 * KB, 2);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.conn_fail, 0);
+}
+
 MRE_TEST(conn_lost_connect)
 {
 	struct drops d = { .type = MRE_T_CONNECT, .idx = { 0 }, .n = 1,
@@ -600,5 +709,9 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_order_write_then_send),
 	  MRE_CASE(conn_path_blackhole),
 	  MRE_CASE(conn_peer_dead),
+	  MRE_CASE(conn_reopen_after_failure),
+	  MRE_CASE(conn_detach_in_flight),
+	  MRE_CASE(conn_stream_vanishes_in_flight),
+	  MRE_CASE(conn_idle_then_send),
 	  MRE_CASE(conn_lost_connect),
 	  MRE_CASE(conn_many_streams));

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * debugfs view of connections and paths (see debugfs.h).
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "debugfs.h"
+#include "peer.h"
+#include "mroce.h"
+
+static struct dentry *mroce_debugfs_root;
+
+static const char *const conn_states[] = {
+	[MRE_CONN_CLOSED] = "closed",
+	[MRE_CONN_CONNECTING] = "connecting",
+	[MRE_CONN_ESTABLISHED] = "established",
+	[MRE_CONN_FAILED] = "failed",
+};
+
+static void show_path(struct seq_file *m, const struct mre_path *p)
+{
+	seq_printf(m, "  path %2u plane %u sport %5u %-7s rto# %u psn %u..%u out %u cwnd %u srtt %lluus rto %lluus tx %llu retx %llu lost %llu acked %llu ce %llu repath %llu rx %llu\n",
+		   p->id, p->plane, p->src_port,
+		   mre_path_health_name(p->health), p->n_rto, p->psn_una,
+		   p->psn_next, p->inflight, p->cwnd >> MRE_FP,
+		   p->srtt / NSEC_PER_USEC, p->rto / NSEC_PER_USEC, p->st_tx,
+		   p->st_retx, p->st_lost, p->st_acked, p->st_ce, p->st_repath,
+		   p->st_rx);
+}
+
+static void show_peer(struct seq_file *m, struct mroce_peer *peer)
+{
+	const struct mre_conn *c = &peer->conn;
+	u64 now = ktime_get_ns();
+	u32 i;
+
+	spin_lock_bh(&peer->lock);
+	seq_printf(m, "peer %pISc from %pISc cid %#x remote %#x %s streams %u\n",
+		   &peer->daddr, &peer->saddr, c->cid, c->remote_cid,
+		   c->state < ARRAY_SIZE(conn_states) ? conn_states[c->state] : "?",
+		   c->nstreams);
+	seq_printf(m, "  tsn una %u next %u out %u wait %u retxq %u cwnd %u rate %u Mbit/s reorder %u last ack %lluus ago rx gate %u\n",
+		   c->tsn_una, c->tsn_next, c->inflight, c->n_wait,
+		   c->rtxq_tail - c->rtxq_head, c->cwnd >> MRE_FP, c->rate_mbps,
+		   c->reorder, c->last_ack ? (now - c->last_ack) / NSEC_PER_USEC : 0,
+		   c->rxw.base);
+	for (i = 0; i < c->npaths; i++)
+		show_path(m, &c->paths[i]);
+	spin_unlock_bh(&peer->lock);
+}
+
+static int peers_show(struct seq_file *m, void *v)
+{
+	struct mroce_dev *mdev = m->private;
+	struct mroce_peer *peer;
+	unsigned long cid;
+
+	/* peers live until the device goes, after this file */
+	xa_for_each(&mdev->peers_by_cid, cid, peer)
+		show_peer(m, peer);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(peers);
+
+void mroce_debugfs_add(struct mroce_dev *mdev)
+{
+	mdev->debugfs = debugfs_create_dir(dev_name(&mdev->ibdev.dev),
+					   mroce_debugfs_root);
+	debugfs_create_file("peers", 0400, mdev->debugfs, mdev, &peers_fops);
+}
+
+void mroce_debugfs_del(struct mroce_dev *mdev)
+{
+	debugfs_remove_recursive(mdev->debugfs);
+	mdev->debugfs = NULL;
+}
+
+void mroce_debugfs_init(void)
+{
+	mroce_debugfs_root = debugfs_create_dir("mroce", NULL);
+}
+
+void mroce_debugfs_exit(void)
+{
+	debugfs_remove_recursive(mroce_debugfs_root);
+}
