@@ -125,7 +125,9 @@ static void loss_sample(struct mre_path *p, bool lost)
 	p->loss_ewma = p->loss_ewma - (p->loss_ewma >> 6) + (lost ? 1024 : 0);
 }
 
-static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn)
+/* @psn is lost (@fack: FACK said so, not a timeout) */
+static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
+			bool fack)
 {
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
 
@@ -134,7 +136,7 @@ static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn)
 		return;
 	p->st_lost++;
 	loss_sample(p, true);
-	mre_conn_tsn_lost(c, tsn, p->id, psn);
+	mre_conn_tsn_lost(c, tsn, p->id, psn, fack);
 }
 
 static void advance_una(struct mre_path *p)
@@ -290,7 +292,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	for (psn = p->psn_una; seq_lt(psn + c->reorder, p->psn_fack); psn++) {
 		if (is_settled(p, psn))
 			continue;
-		settle_lost(p, c, psn);
+		settle_lost(p, c, psn, true);
 		c->ep->ctr.loss_fast++;
 		lost++;
 	}
@@ -339,7 +341,7 @@ static void settle_all_lost(struct mre_path *p, struct mre_conn *c)
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++)
 		if (!is_settled(p, psn)) {
-			settle_lost(p, c, psn);
+			settle_lost(p, c, psn, false);
 			c->ep->ctr.loss_rto++;
 		}
 	p->psn_una = p->psn_next;
@@ -379,7 +381,7 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	while (psn != p->psn_next && is_settled(p, psn))
 		psn++;
 	if (psn != p->psn_next) {
-		settle_lost(p, c, psn);
+		settle_lost(p, c, psn, false);
 		c->ep->ctr.loss_rto++;
 		advance_una(p);
 	}
