@@ -64,6 +64,9 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	c->cnak_stream = 0;
 	c->reorder = cfg_of(c)->reorder_pkts;
 	c->reorder_calm = 0;
+	c->heard_sent = 0;
+	c->loss_ewma = 0;
+	mre_path_silence_k(c);
 	mre_memset(c->txd, 0, c->wsize * sizeof(*c->txd));
 	mre_memset(c->gate, 0, c->wsize * sizeof(*c->gate));
 	mre_win_init(&c->rxw, c->rxw.map, c->wsize, 0);
@@ -1008,7 +1011,8 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 		struct mre_path *p = &c->paths[i];
 		u64 d = mre_path_deadline(p);
 
-		if (!d || d > now)
+		/* a silent path waiting for evidence is judged after each ACK */
+		if (!p->quiet_wait && (!d || d > now))
 			continue;
 		mre_path_timers(p, c, now);
 		if (p->ack_at && p->ack_at <= now)

@@ -83,7 +83,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(msg_sent)	X(msg_recv)	X(msg_err)			\
 	X(conn_open)	X(conn_fail)	X(reset_tx)	X(reset_rx)	\
 	X(ecn_cut)	X(rnr_wait)	X(nak_overflow)	X(rto_stall)	\
-	X(loss_late)
+	X(path_silent)	X(loss_silent)	X(loss_late)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;

@@ -444,6 +444,114 @@ MRE_TEST(path_fack_resend_in_time)
 	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts);
 }
 
+/*
+ * Packets sent on a path go unheard while one sent after them on another
+ * path is acknowledged: the path is silent. Without waiting for its RTO
+ * (rto_min) it is failed, what it had out is resent elsewhere, and it is
+ * probed at once on a new source port; the probe's answer brings it back.
+ */
+MRE_TEST(path_silent_while_siblings_heard)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = o->p, *q = &o->c.paths[1];
+	struct mre_pkt a;
+	u64 t0, due;
+	u16 port;
+
+	measure(o, 0);
+	MRE_EXPECT_EQ(test, o->c.silence_k, o->n.ep.cfg.ack_freq);	/* no loss */
+	t0 = o->now;
+	send_on(o, 0, 2);		/* nothing will come back for these */
+	due = mre_path_deadline(p);
+	/* srtt + max(4 rttvar, srtt / 4), well before the RTO */
+	MRE_EXPECT_EQ(test, due, t0 + 10000 + 4 * 5000);
+	MRE_EXPECT(test, due < p->rto_at);
+	o->now = t0 + 1000;
+	send_on(o, 1, 1);		/* sent after them on another path ... */
+	o->now = t0 + 11000;
+	a = ack_for(o, 1, q->psn_next, 0, t0 + 1000);	/* ... and heard */
+	mre_conn_rx(&o->c, o->now, &a, false);
+	port = p->src_port;
+	o->now = due - 1;
+	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
+	o->now = due;
+	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
+	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_probe, 1);	/* at once ... */
+	MRE_EXPECT_NE(test, p->src_port, port);		/* ... elsewhere */
+	/* unanswered, the next probe follows after about one RTT */
+	MRE_EXPECT_EQ(test, p->probe_at, o->now + 2 * (due - t0) / 2);
+	o->now += 10000;
+	a = ack_for(o, 0, p->psn_next, 0, o->now - 10000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_recovered, 1);
+}
+
+/*
+ * Silence is judged only against siblings that were heard: when nothing
+ * sent later came back either, the path waits (no timer spins), and the
+ * first ACK of a later packet settles it.
+ */
+MRE_TEST(path_silence_needs_evidence)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = o->p, *q = &o->c.paths[1];
+	struct mre_pkt a;
+	u64 t0;
+
+	measure(o, 0);
+	t0 = o->now;
+	send_on(o, 0, 2);
+	o->now = t0 + 1000;
+	send_on(o, 1, 1);
+	o->now = mre_path_deadline(p);
+	/* an ACK of something older than the quiet packets is no evidence */
+	a = ack_for(o, 1, q->psn_una, 0, t0 - 1000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
+	MRE_EXPECT(test, p->quiet_wait);
+	MRE_EXPECT_EQ(test, mre_path_deadline(p), p->rto_at);
+	a = ack_for(o, 1, q->psn_next, 0, t0 + 1000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	mre_conn_run(&o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
+}
+
+/*
+ * On a lossy fabric a healthy path is sometimes unheard for a few packets:
+ * the number that counts as silence grows with the measured loss rate.
+ */
+MRE_TEST(path_silence_k_follows_loss)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = o->p;
+
+	mre_path_silence_k(&o->c);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 2);
+	o->c.loss_ewma = 65536 * 2 / 100;	/* 2 % */
+	mre_path_silence_k(&o->c);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 6);
+	o->c.loss_ewma = 65536 * 19 / 100;	/* 19 % */
+	mre_path_silence_k(&o->c);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 16);
+	/* at 2 %, two unheard packets are not yet watched */
+	measure(o, 0);
+	o->c.loss_ewma = 65536 * 2 / 100;
+	mre_path_silence_k(&o->c);
+	send_on(o, 0, 2);
+	MRE_EXPECT(test, !p->quiet_on);
+	send_on(o, 0, 4);
+	MRE_EXPECT(test, p->quiet_on);
+}
+
 MRE_SUITE(path,
 	  MRE_CASE(path_fack_loss),
 	  MRE_CASE(path_reorder_tolerated),
@@ -458,4 +566,7 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_grows_only_when_window_used),
 	  MRE_CASE(ack_dup_count_reordered),
 	  MRE_CASE(path_spurious_fack_reorder),
-	  MRE_CASE(path_fack_resend_in_time));
+	  MRE_CASE(path_fack_resend_in_time),
+	  MRE_CASE(path_silent_while_siblings_heard),
+	  MRE_CASE(path_silence_needs_evidence),
+	  MRE_CASE(path_silence_k_follows_loss));
