@@ -63,6 +63,10 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	c->peer_marked = false;
 	c->cnak_stream = 0;
 	c->reorder = cfg_of(c)->reorder_pkts;
+	c->reorder_calm = 0;
+	c->heard_sent = 0;
+	c->loss_ewma = 0;
+	mre_path_silence_k(c);
 	mre_memset(c->txd, 0, c->wsize * sizeof(*c->txd));
 	mre_memset(c->gate, 0, c->wsize * sizeof(*c->gate));
 	mre_win_init(&c->rxw, c->rxw.map, c->wsize, 0);
@@ -386,15 +390,18 @@ again:
 	mre_wire_put(hdr, &pkt);
 	t->path = (u8)p->id;
 	t->psn = pkt.psn;
+	t->sent = (u32)now;
 	t->state = MRE_TXD_OUT;
 	/* the oldest outstanding TSN going out for the first time: owed from now */
 	if (!t->xmits && tsn == c->tsn_una)
 		c->out_since = now;
 	c->ep->ctr.tx_data++;
-	if (t->xmits++) {
+	if (t->xmits) {
 		c->ep->ctr.tx_retx++;
 		p->st_retx++;
 	}
+	if (t->xmits < 0xff)
+		t->xmits++;
 	if (t->op == MRE_OP_NAK)
 		c->ep->ctr.tx_nak++;
 	x.hdr = hdr;
@@ -535,6 +542,7 @@ static bool transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 		tsn = c->tsn_next++;
 		t.state = MRE_TXD_OUT;
 		t.xmits = 0;
+		t.fack = 0;
 		*mre_txd_of(c, tsn) = t;
 		send_tsn(c, tsn, p, now, cur);
 		budget--;
@@ -597,23 +605,69 @@ void mre_conn_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
 				       cfg_of(c)->rto_min_ns);
 }
 
-void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn)
+void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
+		       bool fack)
 {
 	struct mre_txd *t = mre_txd_of(c, tsn);
 
 	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
 	    t->state != MRE_TXD_OUT || t->path != path || t->psn != psn)
 		return;
+	t->fack = fack;
 	queue_retx(c, tsn);
 }
 
-static void tsn_accept(struct mre_conn *c, u32 tsn)
+/*
+ * FACK declared a packet lost and it was resent, but the receiver has
+ * accepted its TSN before the resend could have got there (it has not
+ * left yet, or left less than its path's smallest RTT ago): the first
+ * transmission arrived, late, behind later PSNs of its own path. That is
+ * reordering within a path (a repath onto a route of another length, a
+ * fabric that sprays per packet): FACK waits for one more later PSN from
+ * now on. The duplicates the receiver reports are not such evidence: on a
+ * lossy fabric nearly all of them are resends after timeouts whose ACKs
+ * were lost, and a threshold raised by each of them ends at 32.
+ */
+static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
+			  u64 now)
+{
+	const struct mre_path *q = &c->paths[t->path];
+
+	if (!t->fack || (t->state != MRE_TXD_QUEUED &&
+			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
+			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))
+		return;
+	c->ep->ctr.loss_late++;
+	c->reorder_calm = 0;
+	if (c->reorder < 32)
+		c->reorder++;
+}
+
+static void tsn_accept(struct mre_conn *c, u32 tsn, u64 now)
 {
 	struct mre_txd *t = mre_txd_of(c, tsn);
 
+	spurious_fack(c, t, now);
 	if (t->state == MRE_TXD_WAIT)
 		c->n_wait--;
 	t->state = MRE_TXD_ACKED;
+}
+
+/*
+ * A raised reorder threshold returns to reorder_pkts by one for every
+ * connection window of TSNs accepted with no reordering seen: reordering
+ * within a path is transient (a repath), and a threshold that only grew
+ * would end at 32, where FACK no longer sees any loss on a path with a
+ * few packets in flight and every loss waits for a timeout.
+ */
+static void reorder_calm(struct mre_conn *c, u32 n)
+{
+	c->reorder_calm += n;
+	if (c->reorder_calm < c->cwnd >> MRE_FP)
+		return;
+	c->reorder_calm = 0;
+	if (c->reorder > cfg_of(c)->reorder_pkts)
+		c->reorder--;
 }
 
 /* the TSN part of an ACK: what the receiver accepted */
@@ -622,14 +676,14 @@ static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 	u32 t, i, n = 0;
 
 	for (t = c->tsn_una; seq_lt(t, a->tsn_cum); t++)
-		tsn_accept(c, t);
+		tsn_accept(c, t, now);
 	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
 		t = a->tsn_cum + 1 + i;
 		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
 			continue;
 		if (seq_ge(t, c->tsn_next))
 			break;
-		tsn_accept(c, t);
+		tsn_accept(c, t, now);
 	}
 	while (c->tsn_una != c->tsn_next) {
 		struct mre_txd *d = mre_txd_of(c, c->tsn_una);
@@ -651,6 +705,7 @@ static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 	if (n) {
 		c->una_since = now;
 		mre_cc_conn_acked(c, n);
+		reorder_calm(c, n);
 	}
 }
 
@@ -675,7 +730,8 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
 	ack_tsns(c, a, now);
 	/*
-	 * Duplicates at the receiver mean we resent too eagerly: be patient.
+	 * Duplicates at the receiver: we resent something that had arrived
+	 * (counted; FACK's patience follows only spurious_fack()).
 	 * ACKs travel on different paths and overtake each other; an older
 	 * count (it went backwards) must not become the reference, or the
 	 * next newer ACK counts the same duplicates again.
@@ -684,8 +740,6 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	if (dups && dups < 1u << 20) {
 		c->peer_dups = a->dup_count;
 		c->ep->ctr.spurious_retx += dups;
-		if (c->reorder < 32)
-			c->reorder++;
 	}
 	c->rate_mbps = a->rate_hint;
 }
@@ -1010,7 +1064,8 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 		struct mre_path *p = &c->paths[i];
 		u64 d = mre_path_deadline(p);
 
-		if (!d || d > now)
+		/* a silent path waiting for evidence is judged after each ACK */
+		if (!p->quiet_wait && (!d || d > now))
 			continue;
 		mre_path_timers(p, c, now);
 		if (p->ack_at && p->ack_at <= now)

@@ -61,7 +61,9 @@ struct mre_txd {
 	u8 dflags;
 	u8 state;
 	u8 path;		/* of the latest transmission */
-	u16 xmits;
+	u8 xmits;		/* transmissions (saturates) */
+	u8 fack;		/* the latest replaces one FACK declared lost */
+	u32 sent;		/* when (low 32 bits of ns) it was latest sent */
 };
 
 /* what the completion gate does when it passes a TSN */
@@ -115,8 +117,12 @@ struct mre_conn {
 	u64 rnr_until;
 	u64 last_ack;		/* last ACK received (liveness) */
 	u64 out_since;		/* data outstanding since (after idle) */
+	u64 heard_sent;		/* newest send time an ACK echoed (any path) */
+	u32 loss_ewma;		/* lost fraction over all paths, 1/65536, gain 1/256 */
+	u32 silence_k;		/* unheard PSNs that make a path silent (path.c) */
 	u32 peer_dups;		/* last dup_count the peer reported */
 	u32 reorder;		/* current reorder threshold (adapts) */
+	u32 reorder_calm;	/* TSNs accepted since reorder last grew */
 	u32 inflight;		/* sum of the paths' */
 
 	/* receive TSN space */
@@ -173,7 +179,9 @@ static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
 /* a transmission of @tsn on path @p (PSN @psn) arrived / was lost */
 void mre_conn_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
 			  const struct mre_pkt *ack, u64 now);
-void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn);
+/* @fack: FACK found the loss (not a timeout) */
+void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
+		       bool fack);
 /* send an ACK for the peer's path @p now */
 void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now);
 /* send a sequenced PROBE on @p */

@@ -82,7 +82,8 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(path_failed)	X(path_recovered) X(path_repath)		\
 	X(msg_sent)	X(msg_recv)	X(msg_err)			\
 	X(conn_open)	X(conn_fail)	X(reset_tx)	X(reset_rx)	\
-	X(ecn_cut)	X(rnr_wait)	X(nak_overflow)	X(rto_stall)
+	X(ecn_cut)	X(rnr_wait)	X(nak_overflow)	X(rto_stall)	\
+	X(path_silent)	X(loss_silent)	X(loss_late)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;

@@ -10,6 +10,10 @@
  *   probe_at  armed while FAILED (not while its plane is down). Fires: a
  *             PROBE on a fresh source port; the interval doubles up to
  *             probe_max_ns. An ACK covering a probe makes the path GOOD.
+ *   quiet_due armed while the path has silence_k PSNs out that it has
+ *             heard nothing about. Fires: if packets sent after them on
+ *             other paths have been acknowledged, the path is silent
+ *             (path_silent()); else it waits for such an ACK (quiet_wait).
  *   ack_at    (receive side) the delayed-ACK deadline, see conn.c.
  */
 #include "path.h"
@@ -95,6 +99,73 @@ static u64 conn_rto(const struct mre_conn *c, const struct mre_path *p)
 	return r << MRE_MIN(p->n_rto, 6u);
 }
 
+/* --- silence: a path that hears nothing while its siblings are heard ----- */
+
+#define MRE_SILENCE_KMAX 16
+
+/*
+ * How many PSNs a path must have out, unheard of, before its silence
+ * counts. The receiver acknowledges at least every ack_freq-th packet of
+ * a path, so k packets give the path k / ack_freq chances to be heard;
+ * each is missed when the ACK or the packets it would cover are lost,
+ * about twice the loss rate. Enough chances that a healthy path at the
+ * connection's loss rate stays unheard less than once in a thousand
+ * times: on a clean fabric one chance (2 packets), at 2 % end-to-end
+ * loss 3 (6 packets), at 19 % the cap (16).
+ */
+void mre_path_silence_k(struct mre_conn *c)
+{
+	u64 l = MRE_MIN(2ULL * c->loss_ewma, 60000ULL), pr = l;
+	u32 f = c->ep->cfg.ack_freq, k = f;
+
+	while (pr > 64 && k < MRE_SILENCE_KMAX) {
+		pr = pr * l >> 16;
+		k += f;
+	}
+	c->silence_k = MRE_MIN(k, MRE_MAX(f, MRE_SILENCE_KMAX));
+}
+
+/* the first PSN of @p that no ACK has said anything about */
+static u32 first_unheard(const struct mre_path *p)
+{
+	return seq_max(p->psn_fack, p->psn_una);
+}
+
+/* how long after it was sent an unheard PSN of @p is overdue */
+static u64 quiet_span(const struct mre_path *p)
+{
+	return p->srtt + MRE_MAX(4 * p->rttvar, p->srtt / 4);
+}
+
+static void quiet_set(struct mre_path *p, u64 sent)
+{
+	p->quiet_on = true;
+	p->quiet_wait = false;
+	p->quiet_ts = sent;
+	p->quiet_due = sent + quiet_span(p);
+}
+
+/*
+ * Watch the silence_k-th unheard PSN, by its send time (in its
+ * descriptor; probes are not watched: a FAILED path probes on its own
+ * schedule). A path without an RTT sample of its own is not watched
+ * either: only its RTO can judge it.
+ */
+static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	u32 psn = first_unheard(p) + c->silence_k - 1;
+	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+	const struct mre_txd *t = mre_txd_of(c, tsn);
+
+	p->quiet_on = false;
+	p->quiet_wait = false;
+	if (!p->srtt || p->health == MRE_PATH_FAILED ||
+	    !seq_lt(psn, p->psn_next) || is_settled(p, psn) ||
+	    tsn == MRE_PSN_PROBE || t->path != p->id || t->psn != psn)
+		return;
+	quiet_set(p, now - (u32)((u32)now - t->sent));
+}
+
 u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 {
 	u32 psn = p->psn_next++;
@@ -109,6 +180,10 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 		p->rto_base = now;
 		p->rto_at = now + (p->srtt ? p->rto : conn_rto(c, p));
 	}
+	if (!p->quiet_on && p->srtt && tsn != MRE_PSN_PROBE &&
+	    p->health != MRE_PATH_FAILED &&
+	    psn == first_unheard(p) + c->silence_k - 1)
+		quiet_set(p, now);
 	return psn;
 }
 
@@ -119,13 +194,20 @@ static void settle(struct mre_path *p, struct mre_conn *c, u32 psn)
 	c->inflight--;
 }
 
-/* lost-fraction estimate, 1/65536 units, gain 1/64 */
-static void loss_sample(struct mre_path *p, bool lost)
+/*
+ * Lost fraction, 1/65536 units: the path's (gain 1/64) and all paths'
+ * (gain 1/256, rounded so that it decays to 0 on a clean fabric).
+ */
+static void loss_sample(struct mre_path *p, struct mre_conn *c, bool lost)
 {
 	p->loss_ewma = p->loss_ewma - (p->loss_ewma >> 6) + (lost ? 1024 : 0);
+	c->loss_ewma = c->loss_ewma - ((c->loss_ewma + 255) >> 8) +
+		       (lost ? 256 : 0);
 }
 
-static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn)
+/* @psn is lost (@fack: FACK said so, not a timeout) */
+static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
+			bool fack)
 {
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
 
@@ -133,8 +215,8 @@ static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn)
 	if (tsn == MRE_PSN_PROBE)
 		return;
 	p->st_lost++;
-	loss_sample(p, true);
-	mre_conn_tsn_lost(c, tsn, p->id, psn);
+	loss_sample(p, c, true);
+	mre_conn_tsn_lost(c, tsn, p->id, psn, fack);
 }
 
 static void advance_una(struct mre_path *p)
@@ -239,12 +321,18 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	const struct mre_config *cfg = &c->ep->cfg;
 	u32 psn, acked = 0, lost = 0, ce, end;
 	bool probe_acked = false;
+	u64 sent;
 	u32 i;
 
 	if (seq_gt(a->psn_cum, p->psn_next)) {
 		c->ep->ctr.drop_ack++;	/* acknowledges PSNs never sent */
 		return;
 	}
+	/* the peer got a packet we sent at ts_echo: what was sent before is due */
+	sent = now - (u32)((u32)now - a->ts_echo);
+	if (sent > c->heard_sent)
+		c->heard_sent = sent;
+	mre_path_silence_k(c);
 	/* everything below psn_cum arrived; the SACK bits cover the rest */
 	end = seq_lt(a->psn_cum, p->psn_una) ? p->psn_una : a->psn_cum;
 	for (psn = p->psn_una; psn != end; psn++) {
@@ -253,7 +341,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
 			probe_acked = true;
 		settle(p, c, psn);
-		loss_sample(p, false);
+		loss_sample(p, c, false);
 		acked++;
 		if (p->ring[psn & (MRE_PATH_RING - 1)] != MRE_PSN_PROBE)
 			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
@@ -280,7 +368,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
 			probe_acked = true;
 		settle(p, c, psn);
-		loss_sample(p, false);
+		loss_sample(p, c, false);
 		acked++;
 		if (p->ring[psn & (MRE_PATH_RING - 1)] != MRE_PSN_PROBE)
 			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
@@ -290,7 +378,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	for (psn = p->psn_una; seq_lt(psn + c->reorder, p->psn_fack); psn++) {
 		if (is_settled(p, psn))
 			continue;
-		settle_lost(p, c, psn);
+		settle_lost(p, c, psn, true);
 		c->ep->ctr.loss_fast++;
 		lost++;
 	}
@@ -322,6 +410,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	}
 	if (acked)
 		tighten_guesses(c);
+	quiet_arm(p, c, now);
 }
 
 void mre_path_repath(struct mre_path *p, struct mre_conn *c)
@@ -333,24 +422,26 @@ void mre_path_repath(struct mre_path *p, struct mre_conn *c)
 	mre_conn_path_event(c, p);
 }
 
-static void settle_all_lost(struct mre_path *p, struct mre_conn *c)
+/* settle everything @p has out as lost, counting each in *@ctr */
+static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr)
 {
 	u32 psn;
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++)
 		if (!is_settled(p, psn)) {
-			settle_lost(p, c, psn);
-			c->ep->ctr.loss_rto++;
+			settle_lost(p, c, psn, false);
+			(*ctr)++;
 		}
 	p->psn_una = p->psn_next;
 	p->rto_at = 0;
+	p->quiet_on = false;
 }
 
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
-	settle_all_lost(p, c);
+	settle_all_lost(p, c, &c->ep->ctr.loss_rto);
 	if (p->health != MRE_PATH_FAILED) {
 		p->health = MRE_PATH_FAILED;
 		c->ep->ctr.path_failed++;
@@ -379,13 +470,14 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	while (psn != p->psn_next && is_settled(p, psn))
 		psn++;
 	if (psn != p->psn_next) {
-		settle_lost(p, c, psn);
+		settle_lost(p, c, psn, false);
 		c->ep->ctr.loss_rto++;
 		advance_una(p);
 	}
 	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
 	p->rto_base = now;
 	p->rto_at = p->inflight ? now + p->rto : 0;
+	quiet_arm(p, c, now);
 }
 
 static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
@@ -398,7 +490,7 @@ static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	}
 	c->ep->ctr.rto++;
 	p->n_rto++;
-	settle_all_lost(p, c);
+	settle_all_lost(p, c, &c->ep->ctr.loss_rto);
 	mre_cc_path_rto(p, c);
 	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
 	if (p->n_rto >= cfg->fail_rtos) {
@@ -409,19 +501,54 @@ static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	mre_path_repath(p, c);
 }
 
+/*
+ * silence_k PSNs of @p are overdue and nothing was heard of them, while a
+ * packet sent after them on another path has been acknowledged: the
+ * receiver is alive and the fabric delivers, so the loss is this path's
+ * route (a black hole, a dead link, or the route its ACKs take). Waiting
+ * for the RTO (rto_min) would leave the path swallowing new data and its
+ * lost TSNs holding the completion gate for that long. Instead: resend
+ * what it has out on other paths now, take it out of the spray and probe
+ * it at once on a new source port (FAILED, with a first probe interval of
+ * about one RTT instead of probe_min_ns). If the connection as a whole
+ * went quiet (no such ACK), the path is not judged: see conn_stall_rto().
+ */
+static void path_silent(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	c->ep->ctr.path_silent++;
+	c->ep->ctr.path_failed++;
+	settle_all_lost(p, c, &c->ep->ctr.loss_silent);
+	p->health = MRE_PATH_FAILED;
+	p->probe_ivl = quiet_span(p) / 2;	/* doubled before it is used */
+	p->probe_at = p->plane_down ? 0 : now;
+	mre_conn_path_event(c, p);
+}
+
+static void quiet_check(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	if (!p->quiet_on || (!p->quiet_wait && now < p->quiet_due))
+		return;
+	if (c->heard_sent <= p->quiet_ts) {
+		p->quiet_wait = true;	/* nothing later was heard either */
+		return;
+	}
+	path_silent(p, c, now);
+}
+
 void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
 	if (p->rto_at && now >= p->rto_at) {
-		if (p->health == MRE_PATH_FAILED)
-			settle_all_lost(p, c);	/* an unanswered probe */
+		if (p->health == MRE_PATH_FAILED)	/* an unanswered probe */
+			settle_all_lost(p, c, &c->ep->ctr.loss_rto);
 		else
 			path_rto(p, c, now);
 	}
+	quiet_check(p, c, now);
 	if (p->probe_at && now >= p->probe_at &&
 	    p->health == MRE_PATH_FAILED && !p->plane_down) {
-		settle_all_lost(p, c);
+		settle_all_lost(p, c, &c->ep->ctr.loss_rto);
 		mre_path_repath(p, c);
 		mre_conn_send_probe(c, p, now);
 		p->probe_ivl = MRE_MIN(p->probe_ivl * 2, cfg->probe_max_ns);
@@ -439,6 +566,8 @@ u64 mre_path_deadline(const struct mre_path *p)
 		d = p->probe_at;
 	if (p->ack_at && (!d || p->ack_at < d))
 		d = p->ack_at;
+	if (p->quiet_on && !p->quiet_wait && (!d || p->quiet_due < d))
+		d = p->quiet_due;
 	return d;
 }
 

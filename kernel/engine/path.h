@@ -77,6 +77,10 @@ struct mre_path {
 	u64 rto_base;		/* when rto_at was last armed */
 	u64 probe_at;		/* next probe of a FAILED path; 0: none */
 	u64 probe_ivl;
+	u64 quiet_ts;		/* send time of the silence_k-th unheard PSN ... */
+	u64 quiet_due;		/* ... overdue from here (0: passed, see quiet_wait) */
+	bool quiet_on;		/* quiet_ts is valid */
+	bool quiet_wait;	/* overdue: waiting for evidence from other paths */
 
 	/* receive (the peer's path with the same id) */
 	struct mre_win rx;
@@ -113,6 +117,8 @@ void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
 void mre_path_repath(struct mre_path *p, struct mre_conn *c);
 /* declare @p failed: settle everything it has out as lost, start probing */
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now);
+/* recompute c->silence_k from the connection's loss rate (see path.c) */
+void mre_path_silence_k(struct mre_conn *c);
 /* earliest timer of @p (0: none) */
 u64 mre_path_deadline(const struct mre_path *p);
 

@@ -3,6 +3,7 @@
  * Reports (see report.h).
  */
 #include "report.h"
+#include <stdlib.h>
 
 static u64 placed_at(const struct scen *s, u32 i, u32 f)
 {
@@ -77,11 +78,20 @@ static void summary_mroce(FILE *f, const struct scen *s)
 	struct mre_counters c;
 
 	scen_counters(s, &c);
-	fprintf(f, "  data %llu retx %llu spurious %llu loss_fast %llu loss_rto %llu rto %llu\n"
-		"  path_failed %llu recovered %llu repath %llu ecn_cut %llu rx_ce %llu dup_tsn %llu\n",
+	fprintf(f, "  data %llu retx %llu spurious %llu loss_fast %llu loss_rto %llu loss_silent %llu rto %llu rto_stall %llu\n"
+		"  path_silent %llu path_failed %llu recovered %llu repath %llu ecn_cut %llu rx_ce %llu dup_tsn %llu\n",
 		c.tx_data, c.tx_retx, c.spurious_retx, c.loss_fast, c.loss_rto,
-		c.rto, c.path_failed, c.path_recovered, c.path_repath,
-		c.ecn_cut, c.rx_ce, c.rx_dup_tsn);
+		c.loss_silent, c.rto, c.rto_stall, c.path_silent, c.path_failed,
+		c.path_recovered, c.path_repath, c.ecn_cut, c.rx_ce, c.rx_dup_tsn);
+	if (getenv("MRE_SIM_ALLCTR")) {
+		u32 i;
+
+		for (i = 0; i < MRE_NCOUNTERS; i++)
+			if (((const u64 *)&c)[i])
+				fprintf(f, " %s %llu", mre_counter_names[i],
+					((const u64 *)&c)[i]);
+		fprintf(f, "\n");
+	}
 }
 
 static void summary_rocev2(FILE *f, const struct scen *s)
@@ -134,12 +144,16 @@ void rep_paths(FILE *f, const struct scen *s)
 	const struct mre_conn *c;
 	u32 i;
 
+	const struct mre_txd *u;
+
 	if (s->xport != WL_MROCE)
 		return;
 	c = ((struct xp_mroce *)s->wl.xp[fl->src])->conn[fl->dst];
-	fprintf(f, "%.1f us: cwnd %u inflight %u rate %u una+%u paths (cwnd/inflight/health, srtt us):",
+	u = &c->txd[c->tsn_una & (c->wsize - 1)];
+	fprintf(f, "%.1f us: cwnd %u inflight %u rate %u una+%u (state %u path %u xmits %u) reorder %u k %u paths (cwnd/inflight/health, srtt us):",
 		s->sim.now / 1000.0, c->cwnd >> MRE_FP, c->inflight, c->rate_mbps,
-		c->tsn_next - c->tsn_una);
+		c->tsn_next - c->tsn_una, u->state, u->path, u->xmits,
+		c->reorder, c->silence_k);
 	for (i = 0; i < c->npaths; i++) {
 		const struct mre_path *p = &c->paths[i];
 

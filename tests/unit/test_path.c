@@ -37,8 +37,8 @@ static struct one *one_new(struct kunit *test, struct mre_config *cfg)
 	return o;
 }
 
-/* send @n packets on path 0, as TSNs tsn_next.. */
-static void send_n(struct one *o, u32 n)
+/* send @n packets on path @path, as TSNs tsn_next.. (as send_tsn() does) */
+static void send_on(struct one *o, u32 path, u32 n)
 {
 	u32 i;
 
@@ -47,21 +47,37 @@ static void send_n(struct one *o, u32 n)
 		struct mre_txd *t = mre_txd_of(&o->c, tsn);
 
 		*t = (struct mre_txd){ .op = MRE_OP_NOP, .state = MRE_TXD_OUT };
-		t->psn = mre_path_sent(o->p, &o->c, tsn, o->now);
-		t->path = 0;
+		t->psn = mre_path_sent(&o->c.paths[path], &o->c, tsn, o->now);
+		t->path = (u8)path;
+		t->sent = (u32)o->now;
 	}
 }
 
-static struct mre_pkt ack_of(struct one *o, u32 cum, u32 sack0, u32 ce)
+/* send @n packets on path 0 */
+static void send_n(struct one *o, u32 n)
+{
+	send_on(o, 0, n);
+}
+
+/* an ACK for @path: the newest packet it saw was sent at @echo */
+static struct mre_pkt ack_for(struct one *o, u32 path, u32 cum, u32 sack0,
+			      u64 echo)
 {
 	struct mre_pkt a = {
 		.type = MRE_T_ACK,
 		.ack = {
-			.ack_path = 0, .psn_cum = cum, .sack = { sack0 },
-			.tsn_cum = o->c.tsn_una, .ts_echo = (u32)(o->now - 10000),
-			.ce_count = ce,
+			.ack_path = (u16)path, .psn_cum = cum, .sack = { sack0 },
+			.tsn_cum = o->c.tsn_una, .ts_echo = (u32)echo,
 		},
 	};
+	return a;
+}
+
+static struct mre_pkt ack_of(struct one *o, u32 cum, u32 sack0, u32 ce)
+{
+	struct mre_pkt a = ack_for(o, 0, cum, sack0, o->now - 10000);
+
+	a.ack.ce_count = ce;
 	return a;
 }
 
@@ -321,7 +337,12 @@ MRE_TEST(cc_grows_only_when_window_used)
 	MRE_EXPECT(test, o->c.cwnd > c0);
 }
 
-/* ACKs overtake each other across paths: duplicates are counted once */
+/*
+ * ACKs overtake each other across paths: duplicates are counted once. They
+ * do not make FACK more patient: on a lossy fabric they come from resends
+ * after timeouts whose ACKs were lost, and a threshold raised by each ended
+ * at 32, where FACK saw no loss on a path with a few packets out.
+ */
 MRE_TEST(ack_dup_count_reordered)
 {
 	struct one *o = one_new(test, NULL);
@@ -330,14 +351,205 @@ MRE_TEST(ack_dup_count_reordered)
 	a.ack.dup_count = 5;
 	mre_conn_rx(&o->c, o->now, &a, false);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.spurious_retx, 5);
-	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts + 1);
 	a.ack.dup_count = 3;		/* an older ACK, late */
 	mre_conn_rx(&o->c, o->now, &a, false);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.spurious_retx, 5);
 	a.ack.dup_count = 6;		/* one more duplicate since the first */
 	mre_conn_rx(&o->c, o->now, &a, false);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.spurious_retx, 6);
-	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts + 2);
+	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts);
+}
+
+/* give path @path an RTT sample: srtt and min_rtt 10 us, rttvar 5 us */
+static void measure(struct one *o, u32 path)
+{
+	struct mre_path *p = &o->c.paths[path];
+	struct mre_pkt a;
+
+	send_on(o, path, 2);
+	o->now += 10000;
+	a = ack_for(o, path, p->psn_next, 0, o->now - 10000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+}
+
+/*
+ * FACK declared a packet lost, and the receiver accepts its TSN before the
+ * resend can have arrived: the packet was late within its path, and FACK
+ * waits for one more later PSN. The threshold decays again by one per
+ * connection window of TSNs accepted without such evidence.
+ */
+MRE_TEST(path_spurious_fack_reorder)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *q = &o->c.paths[1];
+	struct mre_txd *t;
+	struct mre_pkt a;
+	u32 t0, r0 = o->n.ep.cfg.reorder_pkts;
+
+	measure(o, 0);
+	measure(o, 1);
+	t0 = o->c.tsn_next;
+	send_n(o, 5);
+	a = ack_of(o, o->p->psn_una, 0xf, 0);	/* the first missing, 4 after it */
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_fast, 1);
+	t = mre_txd_of(&o->c, t0);
+	MRE_EXPECT_EQ(test, t->state, MRE_TXD_QUEUED);
+	/* resent on path 1 (as send_tsn() would) ... */
+	o->c.rtxq_head = o->c.rtxq_tail;
+	t->psn = mre_path_sent(q, &o->c, t0, o->now);
+	t->path = 1;
+	t->sent = (u32)o->now;
+	t->state = MRE_TXD_OUT;
+	/* ... and accepted 2 us later, 8 us before the resend could arrive */
+	o->now += 2000;
+	a = ack_for(o, 0, o->p->psn_una, 0, o->now - 10000);
+	a.ack.tsn_cum = t0 + 1;
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_late, 1);
+	MRE_EXPECT_EQ(test, o->c.reorder, r0 + 1);
+	/* a window of TSNs accepted with no more of it: back to reorder_pkts */
+	send_on(o, 2, o->c.cwnd >> MRE_FP);
+	a.ack.tsn_cum = o->c.tsn_next;
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->c.reorder, r0);
+}
+
+/* a resend that had time to arrive says nothing about reordering */
+MRE_TEST(path_fack_resend_in_time)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *q = &o->c.paths[1];
+	struct mre_txd *t;
+	struct mre_pkt a;
+	u32 t0;
+
+	measure(o, 0);
+	measure(o, 1);
+	t0 = o->c.tsn_next;
+	send_n(o, 5);
+	a = ack_of(o, o->p->psn_una, 0xf, 0);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	t = mre_txd_of(&o->c, t0);
+	o->c.rtxq_head = o->c.rtxq_tail;
+	t->psn = mre_path_sent(q, &o->c, t0, o->now);
+	t->path = 1;
+	t->sent = (u32)o->now;
+	t->state = MRE_TXD_OUT;
+	o->now += 12000;		/* past path 1's smallest RTT */
+	a = ack_for(o, 0, o->p->psn_una, 0, o->now - 10000);
+	a.ack.tsn_cum = t0 + 1;
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_late, 0);
+	MRE_EXPECT_EQ(test, o->c.reorder, o->n.ep.cfg.reorder_pkts);
+}
+
+/*
+ * Packets sent on a path go unheard while one sent after them on another
+ * path is acknowledged: the path is silent. Without waiting for its RTO
+ * (rto_min) it is failed, what it had out is resent elsewhere, and it is
+ * probed at once on a new source port; the probe's answer brings it back.
+ */
+MRE_TEST(path_silent_while_siblings_heard)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = o->p, *q = &o->c.paths[1];
+	struct mre_pkt a;
+	u64 t0, due;
+	u16 port;
+
+	measure(o, 0);
+	MRE_EXPECT_EQ(test, o->c.silence_k, o->n.ep.cfg.ack_freq);	/* no loss */
+	t0 = o->now;
+	send_on(o, 0, 2);		/* nothing will come back for these */
+	due = mre_path_deadline(p);
+	/* srtt + max(4 rttvar, srtt / 4), well before the RTO */
+	MRE_EXPECT_EQ(test, due, t0 + 10000 + 4 * 5000);
+	MRE_EXPECT(test, due < p->rto_at);
+	o->now = t0 + 1000;
+	send_on(o, 1, 1);		/* sent after them on another path ... */
+	o->now = t0 + 11000;
+	a = ack_for(o, 1, q->psn_next, 0, t0 + 1000);	/* ... and heard */
+	mre_conn_rx(&o->c, o->now, &a, false);
+	port = p->src_port;
+	o->now = due - 1;
+	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
+	o->now = due;
+	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
+	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_probe, 1);	/* at once ... */
+	MRE_EXPECT_NE(test, p->src_port, port);		/* ... elsewhere */
+	/* unanswered, the next probe follows after about one RTT */
+	MRE_EXPECT_EQ(test, p->probe_at, o->now + 2 * (due - t0) / 2);
+	o->now += 10000;
+	a = ack_for(o, 0, p->psn_next, 0, o->now - 10000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_recovered, 1);
+}
+
+/*
+ * Silence is judged only against siblings that were heard: when nothing
+ * sent later came back either, the path waits (no timer spins), and the
+ * first ACK of a later packet settles it.
+ */
+MRE_TEST(path_silence_needs_evidence)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = o->p, *q = &o->c.paths[1];
+	struct mre_pkt a;
+	u64 t0;
+
+	measure(o, 0);
+	t0 = o->now;
+	send_on(o, 0, 2);
+	o->now = t0 + 1000;
+	send_on(o, 1, 1);
+	o->now = mre_path_deadline(p);
+	/* an ACK of something older than the quiet packets is no evidence */
+	a = ack_for(o, 1, q->psn_una, 0, t0 - 1000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
+	MRE_EXPECT(test, p->quiet_wait);
+	MRE_EXPECT_EQ(test, mre_path_deadline(p), p->rto_at);
+	a = ack_for(o, 1, q->psn_next, 0, t0 + 1000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	mre_conn_run(&o->c, o->now);
+	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
+}
+
+/*
+ * On a lossy fabric a healthy path is sometimes unheard for a few packets:
+ * the number that counts as silence grows with the measured loss rate.
+ */
+MRE_TEST(path_silence_k_follows_loss)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = o->p;
+
+	mre_path_silence_k(&o->c);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 2);
+	o->c.loss_ewma = 65536 * 2 / 100;	/* 2 % */
+	mre_path_silence_k(&o->c);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 6);
+	o->c.loss_ewma = 65536 * 19 / 100;	/* 19 % */
+	mre_path_silence_k(&o->c);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 16);
+	/* at 2 %, two unheard packets are not yet watched */
+	measure(o, 0);
+	o->c.loss_ewma = 65536 * 2 / 100;
+	mre_path_silence_k(&o->c);
+	send_on(o, 0, 2);
+	MRE_EXPECT(test, !p->quiet_on);
+	send_on(o, 0, 4);
+	MRE_EXPECT(test, p->quiet_on);
 }
 
 MRE_SUITE(path,
@@ -352,4 +564,9 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_alpha_tracks_marks),
 	  MRE_CASE(cc_rate_hint_and_pacing),
 	  MRE_CASE(cc_grows_only_when_window_used),
-	  MRE_CASE(ack_dup_count_reordered));
+	  MRE_CASE(ack_dup_count_reordered),
+	  MRE_CASE(path_spurious_fack_reorder),
+	  MRE_CASE(path_fack_resend_in_time),
+	  MRE_CASE(path_silent_while_siblings_heard),
+	  MRE_CASE(path_silence_needs_evidence),
+	  MRE_CASE(path_silence_k_follows_loss));
