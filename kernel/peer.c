@@ -46,6 +46,12 @@ MODULE_PARM_DESC(link_mbps, "receive capacity advertised in rate hints, Mbit/s (
 static uint init_cwnd = 16;
 module_param(init_cwnd, uint, 0444);
 MODULE_PARM_DESC(init_cwnd, "initial window of a path, packets (default 16)");
+static uint ack_freq = 2;
+module_param(ack_freq, uint, 0444);
+MODULE_PARM_DESC(ack_freq, "acknowledge every this many packets of a path, 1..64 (default 2)");
+static uint tx_burst = 32;
+module_param(tx_burst, uint, 0444);
+MODULE_PARM_DESC(tx_burst, "most packets one connection sends before letting others run (default 32)");
 
 void mroce_engine_config(struct mre_config *cfg)
 {
@@ -60,6 +66,8 @@ void mroce_engine_config(struct mre_config *cfg)
 	cfg->dead_ns = (u64)dead_ms * NSEC_PER_MSEC;
 	cfg->link_mbps = link_mbps;
 	cfg->init_cwnd = init_cwnd;
+	cfg->ack_freq = ack_freq;
+	cfg->tx_burst = tx_burst;
 	/* software endpoints jitter by milliseconds: probe gently */
 	cfg->probe_min_ns = max_t(u64, cfg->probe_min_ns, 4 * cfg->rto_min_ns);
 	cfg->connect_ns = max_t(u64, cfg->connect_ns, cfg->rto_init_ns);
