@@ -398,12 +398,25 @@ void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b)
 {
 	spin_lock_bh(&peer->lock);
 	peer->batch = b;
+	peer->now = 0;
+}
+
+/*
+ * The engine's clock, read once per lock hold: a packet and the run that
+ * follows it share one reading (a clock read is not free everywhere, e.g.
+ * an emulated HPET).
+ */
+static u64 peer_now(struct mroce_peer *peer)
+{
+	if (!peer->now)
+		peer->now = ktime_get_ns();
+	return peer->now;
 }
 
 /* run the engine, keep the timer on its deadline, unlock */
 static void peer_run(struct mroce_peer *peer)
 {
-	u64 next = mre_conn_run(&peer->conn, ktime_get_ns());
+	u64 next = mre_conn_run(&peer->conn, peer_now(peer));
 
 	if (next && (!peer->armed_at || next < peer->armed_at)) {
 		peer->armed_at = next;
@@ -427,6 +440,7 @@ static enum hrtimer_restart peer_timer(struct hrtimer *t)
 	mroce_batch_init(&b);
 	spin_lock(&peer->lock);
 	peer->batch = &b;
+	peer->now = 0;
 	peer->armed_at = 0;
 	peer_run(peer);
 	spin_unlock(&peer->lock);
@@ -683,10 +697,10 @@ int mroce_peer_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 	mroce_batch_init(&b);
 	mroce_peer_lock(peer, &b);
 	if (pkt.type == MRE_T_CONNECT)
-		mre_conn_accept(&peer->conn, ktime_get_ns(), &pkt,
+		mre_conn_accept(&peer->conn, peer_now(peer), &pkt,
 				pkt.connect.blob, pkt.connect.blob_len);
 	else
-		mre_conn_rx(&peer->conn, ktime_get_ns(), &pkt,
+		mre_conn_rx(&peer->conn, peer_now(peer), &pkt,
 			    mroce_net_ce(skb));
 	mroce_peer_unlock(peer);
 	mroce_batch_flush(&b);

@@ -48,6 +48,7 @@ struct mroce_peer {
 	spinlock_t lock;		/* the engine's serialisation */
 	struct mroce_batch *batch;	/* the locker's, while locked */
 	struct hrtimer timer;
+	u64 now;			/* lock: the clock, read once per hold */
 	u64 armed_at;			/* lock: timer expiry asked for; 0: none */
 	struct sockaddr_storage daddr;	/* the peer */
 	struct sockaddr_storage saddr;	/* us, towards it */
