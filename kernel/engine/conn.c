@@ -231,6 +231,7 @@ void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 		.type = MRE_T_ACK,
 		.path = q->id,
 		.dst_cid = c->remote_cid,
+		.psn = p->rx_reorder,	/* an ACK's psn: reordering seen */
 		.ts = (u32)now,
 		.ack = {
 			.ack_path = p->id,
@@ -253,6 +254,7 @@ void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 
 	mre_win_extract(&p->rx, pkt.ack.sack, MRE_SACK_WORDS);
 	p->rx_unacked = 0;
+	p->rx_reorder = 0;
 	p->ack_at = 0;
 	c->ep->ctr.tx_ack++;
 	xmit(c, q, hdr, mre_wire_put(hdr, &pkt), &x);
@@ -386,6 +388,19 @@ again:
 	pkt.data.plen = t->len;
 	hlen = mre_wire_data_hdr_len(t->op);
 	pkt.psn = mre_path_sent(p, c, tsn, now);
+	/*
+	 * This one fills the path's window or the connection's: nothing more
+	 * goes out there before an ACK, so ask for it now rather than after
+	 * the receiver's ACK delay. Only when ack_freq packets have gone out
+	 * since the last such request: refilling a window one packet at a
+	 * time must not turn every packet into a request (the receiver's own
+	 * count covers those).
+	 */
+	if (++p->since_ask >= cfg_of(c)->ack_freq &&
+	    (!mre_path_can_send(p) || c->inflight >= c->cwnd >> MRE_FP))
+		pkt.flags |= MRE_F_ACK_REQ;
+	if (pkt.flags & MRE_F_ACK_REQ)
+		p->since_ask = 0;
 	pkt.data.path_una = p->psn_una;
 	mre_wire_put(hdr, &pkt);
 	t->path = (u8)p->id;
@@ -639,7 +654,7 @@ static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
 		return;
 	c->ep->ctr.loss_late++;
 	c->reorder_calm = 0;
-	if (c->reorder < 32)
+	if (c->reorder < MRE_REORDER_MAX)
 		c->reorder++;
 }
 
@@ -727,6 +742,17 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		c->peer_mark = a->nak_mark;
 		c->peer_marked = true;
 	}
+	/*
+	 * The receiver saw a PSN of that path arrive behind pkt->psn later
+	 * ones: FACK must wait for one more than that before it calls a PSN
+	 * lost (before this ACK's own SACK bits are judged).
+	 */
+	if (pkt->psn >= c->reorder && pkt->psn < MRE_PATH_RING) {
+		c->reorder = pkt->psn + 1 < MRE_REORDER_MAX ?
+			     pkt->psn + 1 : MRE_REORDER_MAX;
+		c->reorder_calm = 0;
+		c->ep->ctr.reorder_up++;
+	}
 	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
 	ack_tsns(c, a, now);
 	/*
@@ -744,13 +770,24 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	c->rate_mbps = a->rate_hint;
 }
 
-static void ack_policy(struct mre_conn *c, struct mre_path *p, bool now_,
-		       u64 now)
+/* why an ACK goes out at once (counted: the ACK rate is a cost) */
+enum ack_why { ACK_DELAY, ACK_ASKED, ACK_OOO, ACK_OTHER };
+
+static void ack_policy(struct mre_conn *c, struct mre_path *p,
+		       enum ack_why why, u64 now)
 {
-	if (now_ || p->rx_unacked >= cfg_of(c)->ack_freq)
-		mre_conn_send_ack(c, p, now);
-	else if (!p->ack_at)
-		p->ack_at = now + cfg_of(c)->ack_delay_ns;
+	struct mre_counters *k = &c->ep->ctr;
+
+	if (why == ACK_DELAY && p->rx_unacked < cfg_of(c)->ack_freq) {
+		if (!p->ack_at)
+			p->ack_at = now + cfg_of(c)->ack_delay_ns;
+		return;
+	}
+	k->ack_asked += why == ACK_ASKED;
+	k->ack_ooo += why == ACK_OOO;
+	k->ack_other += why == ACK_OTHER;
+	k->ack_count += why == ACK_DELAY;
+	mre_conn_send_ack(c, p, now);
 }
 
 static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
@@ -758,7 +795,8 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 {
 	const struct mre_pkt_data *d = &pkt->data;
 	struct mre_path *p;
-	bool gap, urgent;
+	enum ack_why why;
+	bool gap;
 	u32 adv, t;
 	int syn;
 
@@ -775,19 +813,20 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	c->ep->ctr.rx_data++;
 	c->ep->ctr.rx_ce += ce;
 	mre_cc_rx_activity(c, now);
-	urgent = gap || ce || pkt->flags & MRE_F_ACK_REQ;
+	why = ce ? ACK_OTHER : gap ? ACK_OOO :
+	      pkt->flags & MRE_F_ACK_REQ ? ACK_ASKED : ACK_DELAY;
 	if (mre_win_test(&c->rxw, d->tsn)) {
 		c->ep->ctr.rx_dup_tsn++;
 		c->rx_dups++;
-		urgent = true;
+		why = ACK_OTHER;
 	} else if (d->tsn - c->rxw.base >= c->wsize) {
 		c->ep->ctr.drop_window++;
-		urgent = true;
+		why = ACK_OTHER;
 	} else {
 		syn = mre_msg_rx(c, pkt, now);
 		if (syn != MRE_SYN_NONE) {
 			c->nak = (u8)syn;
-			urgent = true;
+			why = ACK_OTHER;
 		} else {
 			u32 base = c->rxw.base;
 
@@ -800,7 +839,7 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 				markwait_run(c);
 		}
 	}
-	ack_policy(c, p, urgent, now);
+	ack_policy(c, p, why, now);
 }
 
 static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
@@ -1068,8 +1107,10 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 		if (!p->quiet_wait && (!d || d > now))
 			continue;
 		mre_path_timers(p, c, now);
-		if (p->ack_at && p->ack_at <= now)
+		if (p->ack_at && p->ack_at <= now) {
+			c->ep->ctr.ack_timer++;
 			mre_conn_send_ack(c, p, now);
+		}
 	}
 	if (c->tsn_una != c->tsn_next && now - heard(c) > cfg_of(c)->dead_ns) {
 		mre_conn_fail(c, MRE_ST_RETRY_EXC);

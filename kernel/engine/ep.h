@@ -83,7 +83,9 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(msg_sent)	X(msg_recv)	X(msg_err)			\
 	X(conn_open)	X(conn_fail)	X(reset_tx)	X(reset_rx)	\
 	X(ecn_cut)	X(rnr_wait)	X(nak_overflow)	X(rto_stall)	\
-	X(path_silent)	X(loss_silent)	X(loss_late)
+	X(path_silent)	X(loss_silent)	X(loss_late)	X(reorder_up)	\
+	X(ack_asked)	X(ack_ooo)	X(ack_other)	X(ack_count)	\
+	X(ack_timer)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;

@@ -581,6 +581,8 @@ enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
 	if (seq_gt(path_una, p->rx.base) &&
 	    seq_le(path_una - p->rx.base, 1u << 30))
 		mre_win_skip(&p->rx, path_una);
+	if (seq_lt(p->rx_high, p->rx.base))
+		p->rx_high = p->rx.base;
 	r = mre_win_mark(&p->rx, psn, &adv);
 	*gap = false;
 	if (r == MRE_WIN_AHEAD)
@@ -591,7 +593,24 @@ enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
 	p->rx_ts = ts;
 	p->rx_ts_at = now;
 	p->rx_unacked++;
-	/* out of order, or a hole just filled: tell the sender at once */
-	*gap = r == MRE_WIN_DUP || p->rx.base != psn + 1;
+	/*
+	 * Out of order (a hole opened, or one filled): tell the sender at
+	 * once. PSNs are never sent twice, so a PSN below the highest that
+	 * arrived (even one the sender has given up on) was reordered, by
+	 * that distance: the ACK reports it, and FACK learns its patience
+	 * from it. In order above an open hole is not news: the next ACK
+	 * carries it.
+	 */
+	if (seq_ge(psn, p->rx_high)) {
+		*gap = psn != p->rx_high;
+		p->rx_high = psn + 1;
+	} else {
+		u32 d = p->rx_high - 1 - psn;
+
+		if (d > p->rx_reorder && d < MRE_PATH_RING)
+			p->rx_reorder = d;
+		p->st_late++;
+		*gap = true;
+	}
 	return r;
 }

@@ -67,6 +67,7 @@ struct mre_path {
 	bool win_cut;		/* window already cut in this RTT window */
 	u32 loss_ewma;		/* lost fraction, 1/65536, gain 1/64 */
 	u32 since_repath;	/* packets sent since the last repath */
+	u32 since_ask;		/* packets sent since one asked for an ACK */
 
 	/* timing */
 	u64 srtt;
@@ -89,6 +90,8 @@ struct mre_path {
 	u32 rx_ts;
 	u64 rx_ts_at;
 	u32 rx_unacked;
+	u32 rx_high;		/* one past the highest PSN that arrived */
+	u32 rx_reorder;		/* most reordering seen since our last ACK */
 	u64 ack_at;		/* delayed ACK deadline; 0: none */
 
 	/* statistics (debugfs / simulator reports) */
@@ -99,6 +102,7 @@ struct mre_path {
 	u64 st_ce;
 	u64 st_repath;
 	u64 st_rx;
+	u64 st_late;		/* PSNs that arrived behind later ones */
 };
 
 void mre_path_init(struct mre_path *p, struct mre_conn *c, u16 id, u64 now);

@@ -223,11 +223,28 @@ MRE_TEST(path_receiver_window)
 		      MRE_WIN_NEW);
 	MRE_EXPECT(test, gap);			/* hole at 1 */
 	MRE_EXPECT_EQ(test, o->p->rx_ce, 1);
-	/* the sender gave PSN 1 up (resent it elsewhere): stop waiting */
-	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 3, 2, 1, false, o->now, &gap),
+	/* in order above the hole: no news, the next ACK carries it */
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 3, 0, 1, false, o->now, &gap),
 		      MRE_WIN_NEW);
+	MRE_EXPECT(test, !gap);
+	MRE_EXPECT_EQ(test, o->p->rx_reorder, 0);
+	/* 1 arrives behind 2 and 3: reordered by 2, said at once */
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 1, 0, 1, false, o->now, &gap),
+		      MRE_WIN_NEW);
+	MRE_EXPECT(test, gap);
+	MRE_EXPECT_EQ(test, o->p->rx_reorder, 2);
 	MRE_EXPECT_EQ(test, o->p->rx.base, 4);
-	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 4 + 300, 4, 1, false, o->now, &gap),
+	/* the sender gave PSN 4 up (resent it elsewhere): stop waiting */
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 5, 5, 1, false, o->now, &gap),
+		      MRE_WIN_NEW);
+	MRE_EXPECT_EQ(test, o->p->rx.base, 6);
+	/* ... it arrives after all, behind 5: reordering, not a duplicate */
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 4, 5, 1, false, o->now, &gap),
+		      MRE_WIN_DUP);
+	MRE_EXPECT(test, gap);
+	MRE_EXPECT_EQ(test, o->p->rx_reorder, 2);
+	MRE_EXPECT_EQ(test, o->p->st_late, 2);
+	MRE_EXPECT_EQ(test, mre_path_rx(o->p, 6 + 300, 6, 1, false, o->now, &gap),
 		      MRE_WIN_AHEAD);
 }
 
