@@ -791,6 +791,14 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	ack_policy(c, p, urgent, now);
 }
 
+/*
+ * A PROBE means the sender has heard nothing on that path: the route its
+ * data takes may be dead, or the route our ACKs for it take. The sender
+ * moves its own side before probing; we move ours (the path our ACKs for
+ * it leave on, which keeps its sequence) before answering, or a black
+ * hole on that reverse route alone would keep the path failed however
+ * often the sender changed its port.
+ */
 static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 {
 	bool gap;
@@ -801,6 +809,7 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	if (mre_path_rx(&c->paths[pkt->path], pkt->psn, pkt->probe.path_una,
 			pkt->ts, false, now, &gap) == MRE_WIN_AHEAD)
 		return;
+	mre_path_repath(&c->paths[ctrl_path(c, pkt->path)->id], c);
 	mre_conn_send_ack(c, &c->paths[pkt->path], now);
 }
 

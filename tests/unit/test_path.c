@@ -552,6 +552,39 @@ MRE_TEST(path_silence_k_follows_loss)
 	MRE_EXPECT(test, p->quiet_on);
 }
 
+static u16 last_port;
+static u8 last_type;
+
+static void capture_out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
+			const u8 *pkt, u32 len)
+{
+	last_port = x->src_port;
+	last_type = pkt[0] & 0xf;
+}
+
+/*
+ * A PROBE says the sender heard nothing on that path; the route of our ACKs
+ * for it may be what is dead. The answer leaves on a new source port.
+ */
+MRE_TEST(probe_moves_ack_route)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *r = &o->c.paths[2];
+	struct mre_pkt pr = {
+		.type = MRE_T_PROBE, .flags = MRE_F_ACK_REQ, .path = 2,
+		.psn = 0, .ts = 5,
+	};
+	u16 port = r->src_port;
+
+	o->n.out = capture_out;
+	mre_conn_rx(&o->c, o->now, &pr, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_ack, 1);
+	MRE_EXPECT_EQ(test, last_type, MRE_T_ACK);
+	MRE_EXPECT_NE(test, r->src_port, port);
+	MRE_EXPECT_EQ(test, last_port, r->src_port);
+	MRE_EXPECT_EQ(test, r->st_repath, 1);
+}
+
 MRE_SUITE(path,
 	  MRE_CASE(path_fack_loss),
 	  MRE_CASE(path_reorder_tolerated),
@@ -569,4 +602,5 @@ MRE_SUITE(path,
 	  MRE_CASE(path_fack_resend_in_time),
 	  MRE_CASE(path_silent_while_siblings_heard),
 	  MRE_CASE(path_silence_needs_evidence),
-	  MRE_CASE(path_silence_k_follows_loss));
+	  MRE_CASE(path_silence_k_follows_loss),
+	  MRE_CASE(probe_moves_ack_route));
