@@ -117,7 +117,7 @@ struct mre_conn {
 	u64 rnr_until;
 	u64 last_ack;		/* last ACK received (liveness) */
 	u64 heard_sent;		/* newest send time an ACK echoed (any path) */
-	u32 loss_ewma;		/* lost fraction over all paths, 1/65536, gain 1/256 */
+	u32 loss_ewma;		/* lost fraction over all paths, 1/65536, gain 1/1024 */
 	u32 silence_k;		/* unheard PSNs that make a path silent (path.c) */
 	u32 peer_dups;		/* last dup_count the peer reported */
 	u32 reorder;		/* current reorder threshold (adapts) */

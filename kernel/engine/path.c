@@ -106,17 +106,19 @@ static u64 conn_rto(const struct mre_conn *c, const struct mre_path *p)
 /*
  * How many PSNs a path must have out, unheard of, before its silence
  * counts. The receiver acknowledges at least every ack_freq-th packet of
- * a path, so k packets give the path k / ack_freq chances to be heard;
- * each is missed when the ACK or the packets it would cover are lost,
- * about twice the loss rate. Enough chances that a healthy path at the
- * connection's loss rate stays unheard less than once in a thousand
- * times: on a clean fabric one chance (2 packets), at 2 % end-to-end
- * loss 3 (6 packets), at 19 % the cap (16).
+ * a path that arrives; one more than that, so that a single lost packet
+ * (whose neighbour's ACK then waits for the next arrival) is not
+ * silence. Beyond that, each ack_freq more packets give the path one more
+ * chance to be heard, each missed when the ACK or the packets it would
+ * cover are lost, about twice the loss rate: enough chances that a
+ * healthy path at the connection's loss rate stays unheard less than
+ * once in a thousand times. On a clean fabric 3 packets, at 2 % end-to-end
+ * loss 7, at 19 % the cap (16).
  */
 void mre_path_silence_k(struct mre_conn *c)
 {
 	u64 l = MRE_MIN(2ULL * c->loss_ewma, 60000ULL), pr = l;
-	u32 f = c->ep->cfg.ack_freq, k = f;
+	u32 f = c->ep->cfg.ack_freq, k = f + 1;
 
 	while (pr > 64 && k < MRE_SILENCE_KMAX) {
 		pr = pr * l >> 16;
@@ -196,13 +198,15 @@ static void settle(struct mre_path *p, struct mre_conn *c, u32 psn)
 
 /*
  * Lost fraction, 1/65536 units: the path's (gain 1/64) and all paths'
- * (gain 1/256, rounded so that it decays to 0 on a clean fabric).
+ * (gain 1/1024: slow enough that sparse losses, one in a thousand, keep
+ * it near their rate between them; rounded so that it decays to 0 on a
+ * clean fabric).
  */
 static void loss_sample(struct mre_path *p, struct mre_conn *c, bool lost)
 {
 	p->loss_ewma = p->loss_ewma - (p->loss_ewma >> 6) + (lost ? 1024 : 0);
-	c->loss_ewma = c->loss_ewma - ((c->loss_ewma + 255) >> 8) +
-		       (lost ? 256 : 0);
+	c->loss_ewma = c->loss_ewma - ((c->loss_ewma + 1023) >> 10) +
+		       (lost ? 64 : 0);
 }
 
 /* @psn is lost (@fack: FACK said so, not a timeout) */

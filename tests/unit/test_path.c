@@ -459,9 +459,9 @@ MRE_TEST(path_silent_while_siblings_heard)
 	u16 port;
 
 	measure(o, 0);
-	MRE_EXPECT_EQ(test, o->c.silence_k, o->n.ep.cfg.ack_freq);	/* no loss */
+	MRE_EXPECT_EQ(test, o->c.silence_k, o->n.ep.cfg.ack_freq + 1);
 	t0 = o->now;
-	send_on(o, 0, 2);		/* nothing will come back for these */
+	send_on(o, 0, 3);		/* nothing will come back for these */
 	due = mre_path_deadline(p);
 	/* srtt + max(4 rttvar, srtt / 4), well before the RTO */
 	MRE_EXPECT_EQ(test, due, t0 + 10000 + 4 * 5000);
@@ -479,9 +479,9 @@ MRE_TEST(path_silent_while_siblings_heard)
 	mre_path_timers(p, &o->c, o->now);
 	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
-	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 3);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
-	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 2);
+	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 3);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_probe, 1);	/* at once ... */
 	MRE_EXPECT_NE(test, p->src_port, port);		/* ... elsewhere */
 	/* unanswered, the next probe follows after about one RTT */
@@ -507,7 +507,7 @@ MRE_TEST(path_silence_needs_evidence)
 
 	measure(o, 0);
 	t0 = o->now;
-	send_on(o, 0, 2);
+	send_on(o, 0, 3);
 	o->now = t0 + 1000;
 	send_on(o, 1, 1);
 	o->now = mre_path_deadline(p);
@@ -535,18 +535,18 @@ MRE_TEST(path_silence_k_follows_loss)
 	struct mre_path *p = o->p;
 
 	mre_path_silence_k(&o->c);
-	MRE_EXPECT_EQ(test, o->c.silence_k, 2);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 3);
 	o->c.loss_ewma = 65536 * 2 / 100;	/* 2 % */
 	mre_path_silence_k(&o->c);
-	MRE_EXPECT_EQ(test, o->c.silence_k, 6);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 7);
 	o->c.loss_ewma = 65536 * 19 / 100;	/* 19 % */
 	mre_path_silence_k(&o->c);
 	MRE_EXPECT_EQ(test, o->c.silence_k, 16);
-	/* at 2 %, two unheard packets are not yet watched */
+	/* at 2 %, three unheard packets are not yet watched */
 	measure(o, 0);
 	o->c.loss_ewma = 65536 * 2 / 100;
 	mre_path_silence_k(&o->c);
-	send_on(o, 0, 2);
+	send_on(o, 0, 3);
 	MRE_EXPECT(test, !p->quiet_on);
 	send_on(o, 0, 4);
 	MRE_EXPECT(test, p->quiet_on);
