@@ -301,20 +301,23 @@ static void check_repath(struct mre_path *p, struct mre_conn *c)
 	p->loss_ewma = avg;
 }
 
-/* a sibling measured the RTT: paths still running on a guess use it */
-static void tighten_guesses(struct mre_conn *c)
+/*
+ * A sibling measured the RTT: paths still running on a guess follow the
+ * slowest measured sibling (conn_rto()), both ways: shorter than
+ * rto_init once one is measured, and longer again when a slower one is.
+ * On paths of different lengths a guess kept from the short paths alone
+ * would time the long ones out before their first ACK could come back.
+ */
+static void retime_guesses(struct mre_conn *c)
 {
 	u32 i;
 
 	for (i = 0; i < c->npaths; i++) {
 		struct mre_path *q = &c->paths[i];
-		u64 at;
 
 		if (q->srtt || !q->rto_at || q->health == MRE_PATH_FAILED)
 			continue;
-		at = q->rto_base + conn_rto(c, q);
-		if (at < q->rto_at)
-			q->rto_at = at;
+		q->rto_at = q->rto_base + conn_rto(c, q);
 	}
 }
 
@@ -413,7 +416,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		p->rto_at = now + p->rto;
 	}
 	if (acked)
-		tighten_guesses(c);
+		retime_guesses(c);
 	quiet_arm(p, c, now);
 }
 

@@ -552,6 +552,31 @@ MRE_TEST(path_silence_k_follows_loss)
 	MRE_EXPECT(test, p->quiet_on);
 }
 
+/*
+ * A path without an RTT sample of its own times out on a guess, the
+ * slowest measured sibling's RTO. The guess follows the siblings both
+ * ways, so that a long path is not timed out on what the short ones
+ * measured before its own first ACK could come back.
+ */
+MRE_TEST(path_guess_follows_slowest_sibling)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = &o->c.paths[3], *q = &o->c.paths[1];
+	struct mre_pkt a;
+	u64 t0 = o->now;
+
+	send_on(o, 3, 1);			/* no sample of its own */
+	MRE_EXPECT_EQ(test, p->rto_at, t0 + o->n.ep.cfg.rto_init_ns);
+	measure(o, 0);				/* 10 us: rto_min */
+	MRE_EXPECT_EQ(test, p->rto_at, t0 + o->n.ep.cfg.rto_min_ns);
+	send_on(o, 1, 2);			/* a sibling of 100 us */
+	o->now += 100000;
+	a = ack_for(o, 1, q->psn_next, 0, o->now - 100000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT(test, q->rto > o->n.ep.cfg.rto_min_ns);
+	MRE_EXPECT_EQ(test, p->rto_at, t0 + q->rto);
+}
+
 static u16 last_port;
 static u8 last_type;
 
@@ -603,4 +628,5 @@ MRE_SUITE(path,
 	  MRE_CASE(path_silent_while_siblings_heard),
 	  MRE_CASE(path_silence_needs_evidence),
 	  MRE_CASE(path_silence_k_follows_loss),
+	  MRE_CASE(path_guess_follows_slowest_sibling),
 	  MRE_CASE(probe_moves_ack_route));
