@@ -369,8 +369,16 @@ again:
 		mre_memset(&x, 0, sizeof(x));
 	}
 	pkt.type = MRE_T_DATA;
+	/*
+	 * Ask for an ACK at once on a message's last packet, and on a path
+	 * that has no RTT sample of its own yet: the receiver would otherwise
+	 * hold the ACK for ack_delay_ns waiting for a second packet, and a new
+	 * connection spread over many paths (an incast: a packet per path in
+	 * the first RTT) would learn its rate hint, and its RTTs, that much
+	 * later. Until then the path runs on a guessed RTO.
+	 */
 	pkt.flags = (t->xmits ? MRE_F_RETX : 0) |
-		    (t->dflags & MRE_DF_LAST ? MRE_F_ACK_REQ : 0);
+		    (t->dflags & MRE_DF_LAST || !p->srtt ? MRE_F_ACK_REQ : 0);
 	pkt.path = p->id;
 	pkt.dst_cid = c->remote_cid;
 	pkt.ts = (u32)now;
@@ -823,6 +831,12 @@ static void established(struct mre_conn *c, const struct mre_pkt *pkt,
 	c->last_ack = now;
 	c->una_since = now;
 	c->ep->ctr.conn_open++;
+	/*
+	 * A connection is opened because a stream has something to send: count
+	 * the peer as a sender now, so that the first ACKs of an incast already
+	 * carry the share that counts all of them, not of those seen so far.
+	 */
+	mre_cc_rx_activity(c, now);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_UP);
 }

@@ -482,6 +482,50 @@ MRE_TEST(conn_order_write_then_send)
 	MRE_EXPECT(test, exactly_once(&r, 0, 8 * KB));
 }
 
+/* DATA packets, not the last of their message, that ask for an ACK or not */
+struct ackreq {
+	u32 req, noreq;
+};
+
+static bool hook_ackreq(struct pair *p, u32 from, const struct pair_pkt *pk,
+			u64 n, u64 *extra)
+{
+	struct ackreq *q = p->hook_ctx;
+	struct mre_pkt x;
+
+	if (from == 0 && mre_wire_parse(pk->data, pk->len, &x) == MRE_PARSE_OK &&
+	    x.type == MRE_T_DATA && !(x.data.dflags & MRE_DF_LAST)) {
+		if (x.flags & MRE_F_ACK_REQ)
+			q->req++;
+		else
+			q->noreq++;
+	}
+	return false;
+}
+
+/*
+ * A path with no RTT sample of its own asks for every packet's ACK at
+ * once (the receiver would hold it ack_delay_ns for a second packet);
+ * once measured, only the last packet of a message does.
+ */
+MRE_TEST(conn_ack_req_until_measured)
+{
+	struct ackreq q = { 0 };
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = hook_ackreq;
+	r.p->hook_ctx = &q;
+	write(&r, 0, 256 * KB, 1);
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_GE(test, q.req, r.p->c[0].npaths);
+	MRE_EXPECT_GE(test, q.noreq, 1);
+	for (i = 0; i < r.p->c[0].npaths; i++)
+		MRE_EXPECT(test, r.p->c[0].paths[i].srtt != 0);
+}
+
 MRE_TEST(conn_path_blackhole)
 {
 	struct drops d = { .path = 3, .from_t = 0, .to_t = 3000000, .n = 0 };
@@ -598,6 +642,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_send_too_long),
 	  MRE_CASE(conn_unknown_stream),
 	  MRE_CASE(conn_order_write_then_send),
+	  MRE_CASE(conn_ack_req_until_measured),
 	  MRE_CASE(conn_path_blackhole),
 	  MRE_CASE(conn_peer_dead),
 	  MRE_CASE(conn_lost_connect),

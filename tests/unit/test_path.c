@@ -312,6 +312,36 @@ MRE_TEST(cc_rate_hint_and_pacing)
 }
 
 /*
+ * A connection counts as an active sender from its handshake: the first
+ * ACKs of an incast already carry the share of all senders, not of those
+ * whose data has arrived so far.
+ */
+MRE_TEST(cc_hint_counts_handshakes)
+{
+	struct mre_config cfg;
+	struct mre_pkt con = { .type = MRE_T_CONNECT };
+	struct mre_conn *c2;
+	struct one *o;
+	u32 i;
+
+	mre_config_default(&cfg);
+	cfg.link_mbps = 100000;
+	o = one_new(test, &cfg);
+	c2 = MRE_ALLOC(test, sizeof(*c2) * 4);
+	for (i = 0; i < 4; i++) {
+		mre_conn_init(&c2[i], &o->n.ep,
+			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)));
+		con.connect.src_cid = 100 + i;
+		con.connect.window_log2 = 10;
+		con.connect.npaths = 8;
+		mre_conn_accept(&c2[i], o->now, &con, NULL, 0);
+		MRE_EXPECT_EQ(test, c2[i].state, MRE_CONN_ESTABLISHED);
+	}
+	/* four peers connected, none has sent data yet */
+	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now), 95000 / 4);
+}
+
+/*
  * A window grows only while at least half of it is in use (RFC 7661): a
  * paced path with a few packets out keeps the window it has, so a path
  * whose packets vanish cannot soak up more than that before its RTO.
@@ -621,6 +651,7 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_slow_start_and_ecn_cut),
 	  MRE_CASE(cc_alpha_tracks_marks),
 	  MRE_CASE(cc_rate_hint_and_pacing),
+	  MRE_CASE(cc_hint_counts_handshakes),
 	  MRE_CASE(cc_grows_only_when_window_used),
 	  MRE_CASE(ack_dup_count_reordered),
 	  MRE_CASE(path_spurious_fack_reorder),
