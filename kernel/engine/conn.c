@@ -700,8 +700,8 @@ static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 	}
 	if (n) {
 		c->una_since = now;
+		reorder_calm(c, n);	/* against the window before it grows */
 		mre_cc_conn_acked(c, n);
-		reorder_calm(c, n);
 	}
 }
 
@@ -737,7 +737,7 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		c->peer_dups = a->dup_count;
 		c->ep->ctr.spurious_retx += dups;
 	}
-	c->rate_mbps = a->rate_hint;
+	mre_cc_rate(c, a->rate_hint);
 }
 
 static void ack_policy(struct mre_conn *c, struct mre_path *p, bool now_,

@@ -145,11 +145,13 @@ struct mre_conn {
 
 	/* congestion control of the whole connection (cc.c) */
 	u32 cwnd;		/* packets << MRE_FP */
+	u32 ssthresh;		/* packets << MRE_FP: slow start below */
 	u32 alpha;
 	u32 win_end;		/* TSN closing the current window */
 	u32 win_acked;
 	u32 win_ce;
 	u32 rate_mbps;		/* the receiver's hint: pace at this; 0: none */
+	u32 pkt_bytes;		/* data packets sent, mean size (gain 1/8) */
 	u64 pace_next;
 
 	/* streams */

@@ -351,6 +351,8 @@ MRE_TEST(cc_grows_only_when_window_used)
 	struct one *o = one_new(test, NULL);
 	u32 w0 = o->p->cwnd, c0 = o->c.cwnd;
 
+	o->c.cwnd = 128 << MRE_FP;
+	c0 = o->c.cwnd;
 	send_n(o, 3);				/* 3 of 16 in flight */
 	o->p->win_end = o->p->psn_next + 100;	/* no window boundary */
 	mre_cc_path_ack(o->p, &o->c, 1, 0, 0);
@@ -583,6 +585,63 @@ MRE_TEST(path_silence_k_follows_loss)
 }
 
 /*
+ * The connection starts at conn_init_cwnd and grows by one packet per TSN
+ * accepted (slow start) until the first CE-marked window. Its DCTCP alpha
+ * starts at 0, so that first cut is by the marked fraction measured, not
+ * a halving: a window grown from conn_init_cwnd has not overshot by much,
+ * and where the marks come from an incast the rate hint does the rest.
+ * Then +1 per window.
+ */
+MRE_TEST(cc_conn_slow_start)
+{
+	struct one *o = one_new(test, NULL);
+	u32 w, cut;
+
+	MRE_EXPECT_EQ(test, o->c.cwnd, o->n.ep.cfg.conn_init_cwnd << MRE_FP);
+	MRE_EXPECT_EQ(test, o->c.alpha, 0);
+	o->c.win_end = o->c.tsn_next + 1000;	/* no window boundary yet */
+	send_n(o, 8);				/* the window is in use */
+	mre_cc_conn_acked(&o->c, 4);
+	w = (o->n.ep.cfg.conn_init_cwnd + 4) << MRE_FP;
+	MRE_EXPECT_EQ(test, o->c.cwnd, w);
+	/* the window closes with 4 of its 8 TSNs marked: alpha 1/32 */
+	o->c.win_ce = 4;
+	o->c.win_end = o->c.tsn_una;
+	mre_cc_conn_acked(&o->c, 4);
+	MRE_EXPECT_EQ(test, o->c.alpha, MRE_ALPHA_ONE / 32);
+	cut = w - w / 64;
+	MRE_EXPECT_EQ(test, o->c.cwnd, cut);
+	MRE_EXPECT_EQ(test, o->c.ssthresh, cut);
+	/* out of slow start: one packet per window */
+	o->c.win_end = o->c.tsn_next + 1000;
+	mre_cc_conn_acked(&o->c, 4);
+	MRE_EXPECT(test, o->c.cwnd > cut);
+	MRE_EXPECT(test, o->c.cwnd < cut + (1 << MRE_FP));
+}
+
+/*
+ * In slow start a rate hint sizes the window at once: the hinted rate over
+ * the slowest measured path. A small share never shrinks it, and after
+ * the first congestion signal the hint no longer moves it.
+ */
+MRE_TEST(cc_hint_sizes_window_in_slow_start)
+{
+	struct one *o = one_new(test, NULL);
+
+	measure(o, 0);				/* srtt 10 us */
+	mre_cc_sent(&o->c, 4000, o->now);	/* packets of 4000 bytes */
+	/* 80 Gbit/s over 10 us is 100000 bytes: 25 packets */
+	mre_cc_rate(&o->c, 80000);
+	MRE_EXPECT_EQ(test, o->c.rate_mbps, 80000);
+	MRE_EXPECT_EQ(test, o->c.cwnd, 25 << MRE_FP);
+	mre_cc_rate(&o->c, 1000);
+	MRE_EXPECT_EQ(test, o->c.cwnd, 25 << MRE_FP);
+	o->c.ssthresh = o->c.cwnd;
+	mre_cc_rate(&o->c, 100000);
+	MRE_EXPECT_EQ(test, o->c.cwnd, 25 << MRE_FP);
+}
+
+/*
  * A path without an RTT sample of its own times out on a guess, the
  * slowest measured sibling's RTO. The guess follows the siblings both
  * ways, so that a long path is not timed out on what the short ones
@@ -652,6 +711,8 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_alpha_tracks_marks),
 	  MRE_CASE(cc_rate_hint_and_pacing),
 	  MRE_CASE(cc_hint_counts_handshakes),
+	  MRE_CASE(cc_conn_slow_start),
+	  MRE_CASE(cc_hint_sizes_window_in_slow_start),
 	  MRE_CASE(cc_grows_only_when_window_used),
 	  MRE_CASE(ack_dup_count_reordered),
 	  MRE_CASE(path_spurious_fack_reorder),
