@@ -161,6 +161,7 @@ static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 
 	p->quiet_on = false;
 	p->quiet_wait = false;
+	p->quiet_due = 0;
 	if (!p->srtt || p->health == MRE_PATH_FAILED ||
 	    !seq_lt(psn, p->psn_next) || is_settled(p, psn) ||
 	    tsn == MRE_PSN_PROBE || t->path != p->id || t->psn != psn)
@@ -442,6 +443,7 @@ static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr)
 	p->psn_una = p->psn_next;
 	p->rto_at = 0;
 	p->quiet_on = false;
+	p->quiet_due = 0;
 }
 
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
@@ -537,6 +539,7 @@ static void quiet_check(struct mre_path *p, struct mre_conn *c, u64 now)
 		return;
 	if (c->heard_sent <= p->quiet_ts) {
 		p->quiet_wait = true;	/* nothing later was heard either */
+		p->quiet_due = 0;
 		return;
 	}
 	path_silent(p, c, now);
@@ -573,7 +576,7 @@ u64 mre_path_deadline(const struct mre_path *p)
 		d = p->probe_at;
 	if (p->ack_at && (!d || p->ack_at < d))
 		d = p->ack_at;
-	if (p->quiet_on && !p->quiet_wait && (!d || p->quiet_due < d))
+	if (p->quiet_due && (!d || p->quiet_due < d))
 		d = p->quiet_due;
 	return d;
 }
