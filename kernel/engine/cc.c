@@ -65,10 +65,12 @@ void mre_cc_init(struct mre_conn *c)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
-	c->cwnd = MRE_MIN(cfg->conn_max_cwnd, cfg->init_cwnd * c->npaths) << MRE_FP;
-	c->alpha = MRE_ALPHA_ONE;
+	c->cwnd = cfg->conn_init_cwnd << MRE_FP;
+	c->ssthresh = cfg->conn_max_cwnd << MRE_FP;
+	c->alpha = 0;
 	c->win_end = c->tsn_next;
 	c->rate_mbps = 0;
+	c->pkt_bytes = 0;
 	c->pace_next = 0;
 }
 
@@ -128,16 +130,18 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 		bool marked = c->win_ce != 0;
 
 		alpha_update(&c->alpha, c->win_acked, c->win_ce, cfg->ecn_g_shift);
-		if (marked)
+		if (marked) {
 			c->cwnd = clamp_cwnd(ecn_cut(c->cwnd, c->alpha), cfg,
 					     cfg->conn_max_cwnd);
+			c->ssthresh = c->cwnd;
+		}
 		c->win_acked = c->win_ce = 0;
 		c->win_end = c->tsn_next;
 		if (marked)
 			return;
 	}
 	if (!c->win_ce && window_used(c->inflight + n, c->cwnd)) {
-		aimd_grow(&c->cwnd, NULL, n);
+		aimd_grow(&c->cwnd, &c->ssthresh, n);
 		c->cwnd = clamp_cwnd(c->cwnd, cfg, cfg->conn_max_cwnd);
 	}
 }
@@ -153,9 +157,40 @@ bool mre_cc_can_send(struct mre_conn *c, u64 now, u64 *at)
 	return true;
 }
 
+/*
+ * In slow start, the first hint tells the connection the rate it may use:
+ * take at once a window that carries that rate over its slowest measured
+ * path, instead of doubling towards it for several RTTs (a lone sender on
+ * paths of 120 us would spend most of a millisecond there). Pacing at the
+ * hint keeps the larger window from bursting, and a sender with a small
+ * share (an incast) gets no more than it had. After the first congestion
+ * signal (ssthresh set) the window moves by ECN alone.
+ */
+void mre_cc_rate(struct mre_conn *c, u32 mbps)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+	u64 rtt = 0, w;
+	u32 i;
+
+	c->rate_mbps = mbps;
+	if (!mbps || c->cwnd >= c->ssthresh || !c->pkt_bytes)
+		return;
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].health == MRE_PATH_GOOD)
+			rtt = MRE_MAX(rtt, c->paths[i].srtt);
+	/* Mbit/s * ns / 8000 = bytes in flight at that rate */
+	w = (u64)mbps * rtt / 8000 / c->pkt_bytes;
+	w = MRE_MIN(w, (u64)cfg->conn_max_cwnd) << MRE_FP;
+	if (w > c->cwnd)
+		c->cwnd = (u32)w;
+}
+
 void mre_cc_sent(struct mre_conn *c, u32 bytes, u64 now)
 {
 	u64 floor = now > MRE_PACE_BURST_NS ? now - MRE_PACE_BURST_NS : 0;
+
+	c->pkt_bytes = c->pkt_bytes ? c->pkt_bytes - c->pkt_bytes / 8 + bytes / 8 :
+		       bytes;
 
 	if (!c->rate_mbps)
 		return;

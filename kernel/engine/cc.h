@@ -35,6 +35,8 @@ void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c);
 void mre_cc_conn_acked(struct mre_conn *c, u32 n);
 /* may the connection send one more packet now? else *@at: when */
 bool mre_cc_can_send(struct mre_conn *c, u64 now, u64 *at);
+/* the receiver's latest rate hint, Mbit/s (0: none) */
+void mre_cc_rate(struct mre_conn *c, u32 mbps);
 void mre_cc_sent(struct mre_conn *c, u32 bytes, u64 now);
 /* receiver: data arrived on @c (counts active senders) */
 void mre_cc_rx_activity(struct mre_conn *c, u64 now);

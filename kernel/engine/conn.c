@@ -375,8 +375,16 @@ again:
 		mre_memset(&x, 0, sizeof(x));
 	}
 	pkt.type = MRE_T_DATA;
+	/*
+	 * Ask for an ACK at once on a message's last packet, and on a path
+	 * that has no RTT sample of its own yet: the receiver would otherwise
+	 * hold the ACK for ack_delay_ns waiting for a second packet, and a new
+	 * connection spread over many paths (an incast: a packet per path in
+	 * the first RTT) would learn its rate hint, and its RTTs, that much
+	 * later. Until then the path runs on a guessed RTO.
+	 */
 	pkt.flags = (t->xmits ? MRE_F_RETX : 0) |
-		    (t->dflags & MRE_DF_LAST ? MRE_F_ACK_REQ : 0);
+		    (t->dflags & MRE_DF_LAST || !p->srtt ? MRE_F_ACK_REQ : 0);
 	pkt.path = p->id;
 	pkt.dst_cid = c->remote_cid;
 	pkt.ts = (u32)now;
@@ -719,8 +727,8 @@ static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 	}
 	if (n) {
 		c->una_since = now;
+		reorder_calm(c, n);	/* against the window before it grows */
 		mre_cc_conn_acked(c, n);
-		reorder_calm(c, n);
 	}
 }
 
@@ -767,7 +775,7 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		c->peer_dups = a->dup_count;
 		c->ep->ctr.spurious_retx += dups;
 	}
-	c->rate_mbps = a->rate_hint;
+	mre_cc_rate(c, a->rate_hint);
 }
 
 /* why an ACK goes out at once (counted: the ACK rate is a cost) */
@@ -842,6 +850,14 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	ack_policy(c, p, why, now);
 }
 
+/*
+ * A PROBE means the sender has heard nothing on that path: the route its
+ * data takes may be dead, or the route our ACKs for it take. The sender
+ * moves its own side before probing; we move ours (the path our ACKs for
+ * it leave on, which keeps its sequence) before answering, or a black
+ * hole on that reverse route alone would keep the path failed however
+ * often the sender changed its port.
+ */
 static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 {
 	bool gap;
@@ -852,6 +868,7 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	if (mre_path_rx(&c->paths[pkt->path], pkt->psn, pkt->probe.path_una,
 			pkt->ts, false, now, &gap) == MRE_WIN_AHEAD)
 		return;
+	mre_path_repath(&c->paths[ctrl_path(c, pkt->path)->id], c);
 	mre_conn_send_ack(c, &c->paths[pkt->path], now);
 }
 
@@ -865,6 +882,12 @@ static void established(struct mre_conn *c, const struct mre_pkt *pkt,
 	c->last_ack = now;
 	c->una_since = now;
 	c->ep->ctr.conn_open++;
+	/*
+	 * A connection is opened because a stream has something to send: count
+	 * the peer as a sender now, so that the first ACKs of an incast already
+	 * carry the share that counts all of them, not of those seen so far.
+	 */
+	mre_cc_rx_activity(c, now);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_UP);
 }

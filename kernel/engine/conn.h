@@ -118,7 +118,7 @@ struct mre_conn {
 	u64 last_ack;		/* last ACK received (liveness) */
 	u64 out_since;		/* data outstanding since (after idle) */
 	u64 heard_sent;		/* newest send time an ACK echoed (any path) */
-	u32 loss_ewma;		/* lost fraction over all paths, 1/65536, gain 1/256 */
+	u32 loss_ewma;		/* lost fraction over all paths, 1/65536, gain 1/1024 */
 	u32 silence_k;		/* unheard PSNs that make a path silent (path.c) */
 	u32 peer_dups;		/* last dup_count the peer reported */
 	u32 reorder;		/* current reorder threshold (adapts) */
@@ -147,11 +147,13 @@ struct mre_conn {
 
 	/* congestion control of the whole connection (cc.c) */
 	u32 cwnd;		/* packets << MRE_FP */
+	u32 ssthresh;		/* packets << MRE_FP: slow start below */
 	u32 alpha;
 	u32 win_end;		/* TSN closing the current window */
 	u32 win_acked;
 	u32 win_ce;
 	u32 rate_mbps;		/* the receiver's hint: pace at this; 0: none */
+	u32 pkt_bytes;		/* data packets sent, mean size (gain 1/8) */
 	u64 pace_next;
 
 	/* streams */

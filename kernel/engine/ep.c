@@ -37,6 +37,7 @@ void mre_config_default(struct mre_config *cfg)
 		.init_cwnd = 16,
 		.min_cwnd = 1,
 		.max_cwnd = MRE_PATH_MAX_OUT,
+		.conn_init_cwnd = 8,
 		.conn_max_cwnd = 1 << 10,
 		.ecn_g_shift = 4,
 		.loss_beta_shift = 0,
@@ -75,6 +76,8 @@ const char *mre_config_check(const struct mre_config *c)
 		return "cwnd";
 	if (c->conn_max_cwnd < 1 || c->conn_max_cwnd > (1u << c->window_log2))
 		return "conn_max_cwnd";
+	if (c->conn_init_cwnd < c->min_cwnd || c->conn_init_cwnd > c->conn_max_cwnd)
+		return "conn_init_cwnd";
 	if (c->ecn_g_shift < 1 || c->ecn_g_shift > 10 || c->loss_beta_shift > 10)
 		return "ecn";
 	if (c->hint_pct < 1 || c->hint_pct > 100 || !c->active_ns)

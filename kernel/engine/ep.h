@@ -49,6 +49,7 @@ struct mre_config {
 	u32 init_cwnd;		/* packets, per path */
 	u32 min_cwnd;
 	u32 max_cwnd;		/* per path; also bounded by the 256-PSN SACK window */
+	u32 conn_init_cwnd;	/* whole connection, first window (slow start) */
 	u32 conn_max_cwnd;	/* whole connection; also bounded by the TSN window */
 	u32 ecn_g_shift;	/* DCTCP gain g = 2^-n */
 	u32 loss_beta_shift;	/* path window *= 1 - 2^-n on a loss; 0: no cut */

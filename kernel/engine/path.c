@@ -106,17 +106,19 @@ static u64 conn_rto(const struct mre_conn *c, const struct mre_path *p)
 /*
  * How many PSNs a path must have out, unheard of, before its silence
  * counts. The receiver acknowledges at least every ack_freq-th packet of
- * a path, so k packets give the path k / ack_freq chances to be heard;
- * each is missed when the ACK or the packets it would cover are lost,
- * about twice the loss rate. Enough chances that a healthy path at the
- * connection's loss rate stays unheard less than once in a thousand
- * times: on a clean fabric one chance (2 packets), at 2 % end-to-end
- * loss 3 (6 packets), at 19 % the cap (16).
+ * a path that arrives; one more than that, so that a single lost packet
+ * (whose neighbour's ACK then waits for the next arrival) is not
+ * silence. Beyond that, each ack_freq more packets give the path one more
+ * chance to be heard, each missed when the ACK or the packets it would
+ * cover are lost, about twice the loss rate: enough chances that a
+ * healthy path at the connection's loss rate stays unheard less than
+ * once in a thousand times. On a clean fabric 3 packets, at 2 % end-to-end
+ * loss 7, at 19 % the cap (16).
  */
 void mre_path_silence_k(struct mre_conn *c)
 {
 	u64 l = MRE_MIN(2ULL * c->loss_ewma, 60000ULL), pr = l;
-	u32 f = c->ep->cfg.ack_freq, k = f;
+	u32 f = c->ep->cfg.ack_freq, k = f + 1;
 
 	while (pr > 64 && k < MRE_SILENCE_KMAX) {
 		pr = pr * l >> 16;
@@ -159,6 +161,7 @@ static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 
 	p->quiet_on = false;
 	p->quiet_wait = false;
+	p->quiet_due = 0;
 	if (!p->srtt || p->health == MRE_PATH_FAILED ||
 	    !seq_lt(psn, p->psn_next) || is_settled(p, psn) ||
 	    tsn == MRE_PSN_PROBE || t->path != p->id || t->psn != psn)
@@ -196,13 +199,15 @@ static void settle(struct mre_path *p, struct mre_conn *c, u32 psn)
 
 /*
  * Lost fraction, 1/65536 units: the path's (gain 1/64) and all paths'
- * (gain 1/256, rounded so that it decays to 0 on a clean fabric).
+ * (gain 1/1024: slow enough that sparse losses, one in a thousand, keep
+ * it near their rate between them; rounded so that it decays to 0 on a
+ * clean fabric).
  */
 static void loss_sample(struct mre_path *p, struct mre_conn *c, bool lost)
 {
 	p->loss_ewma = p->loss_ewma - (p->loss_ewma >> 6) + (lost ? 1024 : 0);
-	c->loss_ewma = c->loss_ewma - ((c->loss_ewma + 255) >> 8) +
-		       (lost ? 256 : 0);
+	c->loss_ewma = c->loss_ewma - ((c->loss_ewma + 1023) >> 10) +
+		       (lost ? 64 : 0);
 }
 
 /* @psn is lost (@fack: FACK said so, not a timeout) */
@@ -297,20 +302,23 @@ static void check_repath(struct mre_path *p, struct mre_conn *c)
 	p->loss_ewma = avg;
 }
 
-/* a sibling measured the RTT: paths still running on a guess use it */
-static void tighten_guesses(struct mre_conn *c)
+/*
+ * A sibling measured the RTT: paths still running on a guess follow the
+ * slowest measured sibling (conn_rto()), both ways: shorter than
+ * rto_init once one is measured, and longer again when a slower one is.
+ * On paths of different lengths a guess kept from the short paths alone
+ * would time the long ones out before their first ACK could come back.
+ */
+static void retime_guesses(struct mre_conn *c)
 {
 	u32 i;
 
 	for (i = 0; i < c->npaths; i++) {
 		struct mre_path *q = &c->paths[i];
-		u64 at;
 
 		if (q->srtt || !q->rto_at || q->health == MRE_PATH_FAILED)
 			continue;
-		at = q->rto_base + conn_rto(c, q);
-		if (at < q->rto_at)
-			q->rto_at = at;
+		q->rto_at = q->rto_base + conn_rto(c, q);
 	}
 }
 
@@ -409,7 +417,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		p->rto_at = now + p->rto;
 	}
 	if (acked)
-		tighten_guesses(c);
+		retime_guesses(c);
 	quiet_arm(p, c, now);
 }
 
@@ -435,6 +443,7 @@ static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr)
 	p->psn_una = p->psn_next;
 	p->rto_at = 0;
 	p->quiet_on = false;
+	p->quiet_due = 0;
 }
 
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
@@ -530,6 +539,7 @@ static void quiet_check(struct mre_path *p, struct mre_conn *c, u64 now)
 		return;
 	if (c->heard_sent <= p->quiet_ts) {
 		p->quiet_wait = true;	/* nothing later was heard either */
+		p->quiet_due = 0;
 		return;
 	}
 	path_silent(p, c, now);
@@ -566,7 +576,7 @@ u64 mre_path_deadline(const struct mre_path *p)
 		d = p->probe_at;
 	if (p->ack_at && (!d || p->ack_at < d))
 		d = p->ack_at;
-	if (p->quiet_on && !p->quiet_wait && (!d || p->quiet_due < d))
+	if (p->quiet_due && (!d || p->quiet_due < d))
 		d = p->quiet_due;
 	return d;
 }

@@ -79,7 +79,7 @@ struct mre_path {
 	u64 probe_at;		/* next probe of a FAILED path; 0: none */
 	u64 probe_ivl;
 	u64 quiet_ts;		/* send time of the silence_k-th unheard PSN ... */
-	u64 quiet_due;		/* ... overdue from here (0: passed, see quiet_wait) */
+	u64 quiet_due;		/* ... overdue from here (0: none, or quiet_wait) */
 	bool quiet_on;		/* quiet_ts is valid */
 	bool quiet_wait;	/* overdue: waiting for evidence from other paths */
 

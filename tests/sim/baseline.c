@@ -36,7 +36,11 @@ void bl_cfg_from(struct bl_cfg *b, const struct mre_config *c, u32 mtu)
 		.mtu = mtu,
 		.ack_freq = c->ack_freq,
 		.ack_delay_ns = c->ack_delay_ns,
-		/* the engine starts a connection at init_cwnd per path */
+		/*
+		 * init_cwnd per path, what the engine's connections started
+		 * with before conn_init_cwnd: RoCEv2 NICs start at line rate,
+		 * so the baseline keeps a large first window
+		 */
 		.init_cwnd = MRE_MIN(c->init_cwnd * c->npaths, c->conn_max_cwnd),
 		.min_cwnd = c->min_cwnd,
 		.max_cwnd = c->conn_max_cwnd,

@@ -261,6 +261,29 @@ static void t_mroce_blackhole(void)
 	scen_free(&s);
 }
 
+static void t_mroce_ack_blackhole(void)
+{
+	const struct mre_conn *c;
+	struct scen s;
+	u32 i;
+
+	/*
+	 * Only the route of some path's ACKs dies (a spine's port toward the
+	 * sender): its data still arrives. The sender finds the path silent
+	 * and probes on new ports, which cannot help; the receiver moves the
+	 * ACK route when a probe comes in, and the path is back.
+	 */
+	parallel(&s, 8, 32 << 20);
+	scen_fault(&s, 300000, SCEN_SPINE_ACK_BLACKHOLE, SCEN_BUSIEST, 0);
+	run(&s, "mroce_ack_blackhole");
+	verdict_clean(&s);
+	c = ((struct xp_mroce *)s.wl.xp[0])->conn[1];
+	for (i = 0; i < c->npaths; i++)
+		CHECK_EQ(c->paths[i].health, MRE_PATH_GOOD);
+	CHECK(rep_end(&s) < 4000000);
+	scen_free(&s);
+}
+
 static void t_mroce_link_down(void)
 {
 	struct scen s;
@@ -454,6 +477,7 @@ static const struct {
 	{ "mroce_skew_no_spurious", t_mroce_skew_no_spurious },
 	{ "mroce_loss_exactly_once", t_mroce_loss_exactly_once },
 	{ "mroce_blackhole", t_mroce_blackhole },
+	{ "mroce_ack_blackhole", t_mroce_ack_blackhole },
 	{ "mroce_link_down", t_mroce_link_down },
 	{ "mroce_link_slow", t_mroce_link_slow },
 	{ "mroce_incast16", t_mroce_incast16 },

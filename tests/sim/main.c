@@ -14,6 +14,9 @@
  *	--end-us T (stop there; --bytes 0: a flow without end)
  *	--sample-ns N  --no-hints 1  --tsv FILE (per-sample goodput)
  *	--paths (flow 0's connection and paths at every sample, on stderr)
+ *
+ * MRE_SIM_ALLCTR=1 in the environment adds every nonzero engine counter
+ * to a MetaRoCE summary.
  */
 #include "report.h"
 #include "simcli.h"

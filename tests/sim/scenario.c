@@ -133,6 +133,29 @@ static u32 busiest_spine(struct scen *s)
 	return best;
 }
 
+/* parallel: spine @i's port toward host 0's leaf (plane 0) */
+static struct sim_port *spine_port_to_a(struct scen *s, u32 i)
+{
+	struct sim_node *leaf_a = s->topo.rx_port[0][0]->from;
+	struct sim_node *n = &s->topo.spine[0][i]->node;
+	u32 j;
+
+	for (j = 0; j < n->nports; j++)
+		if (n->ports[j]->to == leaf_a)
+			return n->ports[j];
+	abort();
+}
+
+static u32 busiest_ack_spine(struct scen *s)
+{
+	u32 i, best = 0;
+
+	for (i = 0; i < s->topo.nspines; i++)
+		if (spine_port_to_a(s, i)->tx_pkts > spine_port_to_a(s, best)->tx_pkts)
+			best = i;
+	return best;
+}
+
 static void fault_ev(struct sim *sim, void *obj, u64 idx)
 {
 	struct scen *s = obj;
@@ -165,6 +188,11 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 	case SCEN_LINK_RATE:
 		if (l)
 			sim_link_set_rate(l, f->value);
+		break;
+	case SCEN_SPINE_ACK_BLACKHOLE:
+		s->blackholed = f->target == SCEN_BUSIEST ? busiest_ack_spine(s) :
+				f->target;
+		spine_port_to_a(s, s->blackholed)->state = SIM_LINK_BLACKHOLE;
 		break;
 	}
 }

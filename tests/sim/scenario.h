@@ -38,6 +38,10 @@ enum scen_fault_kind {
 	SCEN_LINK_DOWN,		/* link target, and routing converges */
 	SCEN_LINK_UP,
 	SCEN_LINK_RATE,		/* link target runs at value Mbit/s */
+	SCEN_SPINE_ACK_BLACKHOLE, /* parallel: spine target of plane 0 drops
+				   * what it sends toward host 0 (the ACKs of
+				   * flow 0 -> 1), nothing else; SCEN_BUSIEST:
+				   * the spine that sent it the most */
 };
 
 struct scen_fault {

@@ -482,6 +482,50 @@ MRE_TEST(conn_order_write_then_send)
 	MRE_EXPECT(test, exactly_once(&r, 0, 8 * KB));
 }
 
+/* DATA packets, not the last of their message, that ask for an ACK or not */
+struct ackreq {
+	u32 req, noreq;
+};
+
+static bool hook_ackreq(struct pair *p, u32 from, const struct pair_pkt *pk,
+			u64 n, u64 *extra)
+{
+	struct ackreq *q = p->hook_ctx;
+	struct mre_pkt x;
+
+	if (from == 0 && mre_wire_parse(pk->data, pk->len, &x) == MRE_PARSE_OK &&
+	    x.type == MRE_T_DATA && !(x.data.dflags & MRE_DF_LAST)) {
+		if (x.flags & MRE_F_ACK_REQ)
+			q->req++;
+		else
+			q->noreq++;
+	}
+	return false;
+}
+
+/*
+ * A path with no RTT sample of its own asks for every packet's ACK at
+ * once (the receiver would hold it ack_delay_ns for a second packet);
+ * once measured, only the last packet of a message does.
+ */
+MRE_TEST(conn_ack_req_until_measured)
+{
+	struct ackreq q = { 0 };
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = hook_ackreq;
+	r.p->hook_ctx = &q;
+	write(&r, 0, 256 * KB, 1);
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_GE(test, q.req, r.p->c[0].npaths);
+	MRE_EXPECT_GE(test, q.noreq, 1);
+	for (i = 0; i < r.p->c[0].npaths; i++)
+		MRE_EXPECT(test, r.p->c[0].paths[i].srtt != 0);
+}
+
 MRE_TEST(conn_path_blackhole)
 {
 	struct drops d = { .path = 3, .from_t = 0, .to_t = 3000000, .n = 0 };
@@ -493,12 +537,18 @@ MRE_TEST(conn_path_blackhole)
 	for (i = 0; i < 4; i++)
 		write(&r, i * 64 * KB, 64 * KB, i);
 	pair_run(r.p, 1000000);
-	/* nothing lost for the user; the path is under suspicion */
+	/*
+	 * Nothing lost for the user. The path never had an RTT sample of its
+	 * own (its first packet went into the hole), so only its timeouts
+	 * judge it: the first makes it SUSPECT, the second (fail_rtos) FAILED.
+	 */
 	MRE_EXPECT_EQ(test, r.a->nlog, 4);
 	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
-	MRE_EXPECT_EQ(test, r.p->c[0].paths[3].health, MRE_PATH_SUSPECT);
-	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rto, 1);
-	/* more traffic while the hole lasts: a second timeout fails it */
+	MRE_EXPECT_EQ(test, r.p->c[0].paths[3].health, MRE_PATH_FAILED);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rto, 2);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.path_failed, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.path_silent, 0);
+	/* more traffic while the hole lasts: the failed path takes none */
 	for (i = 0; i < 4; i++)
 		write(&r, i * 64 * KB, 64 * KB, 10 + i);
 	pair_run(r.p, 1000000);
@@ -707,6 +757,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_send_too_long),
 	  MRE_CASE(conn_unknown_stream),
 	  MRE_CASE(conn_order_write_then_send),
+	  MRE_CASE(conn_ack_req_until_measured),
 	  MRE_CASE(conn_path_blackhole),
 	  MRE_CASE(conn_peer_dead),
 	  MRE_CASE(conn_reopen_after_failure),

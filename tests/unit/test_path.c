@@ -329,6 +329,36 @@ MRE_TEST(cc_rate_hint_and_pacing)
 }
 
 /*
+ * A connection counts as an active sender from its handshake: the first
+ * ACKs of an incast already carry the share of all senders, not of those
+ * whose data has arrived so far.
+ */
+MRE_TEST(cc_hint_counts_handshakes)
+{
+	struct mre_config cfg;
+	struct mre_pkt con = { .type = MRE_T_CONNECT };
+	struct mre_conn *c2;
+	struct one *o;
+	u32 i;
+
+	mre_config_default(&cfg);
+	cfg.link_mbps = 100000;
+	o = one_new(test, &cfg);
+	c2 = MRE_ALLOC(test, sizeof(*c2) * 4);
+	for (i = 0; i < 4; i++) {
+		mre_conn_init(&c2[i], &o->n.ep,
+			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)));
+		con.connect.src_cid = 100 + i;
+		con.connect.window_log2 = 10;
+		con.connect.npaths = 8;
+		mre_conn_accept(&c2[i], o->now, &con, NULL, 0);
+		MRE_EXPECT_EQ(test, c2[i].state, MRE_CONN_ESTABLISHED);
+	}
+	/* four peers connected, none has sent data yet */
+	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now), 95000 / 4);
+}
+
+/*
  * A window grows only while at least half of it is in use (RFC 7661): a
  * paced path with a few packets out keeps the window it has, so a path
  * whose packets vanish cannot soak up more than that before its RTO.
@@ -338,6 +368,8 @@ MRE_TEST(cc_grows_only_when_window_used)
 	struct one *o = one_new(test, NULL);
 	u32 w0 = o->p->cwnd, c0 = o->c.cwnd;
 
+	o->c.cwnd = 128 << MRE_FP;
+	c0 = o->c.cwnd;
 	send_n(o, 3);				/* 3 of 16 in flight */
 	o->p->win_end = o->p->psn_next + 100;	/* no window boundary */
 	mre_cc_path_ack(o->p, &o->c, 1, 0, 0);
@@ -476,9 +508,9 @@ MRE_TEST(path_silent_while_siblings_heard)
 	u16 port;
 
 	measure(o, 0);
-	MRE_EXPECT_EQ(test, o->c.silence_k, o->n.ep.cfg.ack_freq);	/* no loss */
+	MRE_EXPECT_EQ(test, o->c.silence_k, o->n.ep.cfg.ack_freq + 1);
 	t0 = o->now;
-	send_on(o, 0, 2);		/* nothing will come back for these */
+	send_on(o, 0, 3);		/* nothing will come back for these */
 	due = mre_path_deadline(p);
 	/* srtt + max(4 rttvar, srtt / 4), well before the RTO */
 	MRE_EXPECT_EQ(test, due, t0 + 10000 + 4 * 5000);
@@ -496,9 +528,9 @@ MRE_TEST(path_silent_while_siblings_heard)
 	mre_path_timers(p, &o->c, o->now);
 	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
-	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 3);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
-	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 2);
+	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 3);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_probe, 1);	/* at once ... */
 	MRE_EXPECT_NE(test, p->src_port, port);		/* ... elsewhere */
 	/* unanswered, the next probe follows after about one RTT */
@@ -524,7 +556,7 @@ MRE_TEST(path_silence_needs_evidence)
 
 	measure(o, 0);
 	t0 = o->now;
-	send_on(o, 0, 2);
+	send_on(o, 0, 3);
 	o->now = t0 + 1000;
 	send_on(o, 1, 1);
 	o->now = mre_path_deadline(p);
@@ -552,21 +584,136 @@ MRE_TEST(path_silence_k_follows_loss)
 	struct mre_path *p = o->p;
 
 	mre_path_silence_k(&o->c);
-	MRE_EXPECT_EQ(test, o->c.silence_k, 2);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 3);
 	o->c.loss_ewma = 65536 * 2 / 100;	/* 2 % */
 	mre_path_silence_k(&o->c);
-	MRE_EXPECT_EQ(test, o->c.silence_k, 6);
+	MRE_EXPECT_EQ(test, o->c.silence_k, 7);
 	o->c.loss_ewma = 65536 * 19 / 100;	/* 19 % */
 	mre_path_silence_k(&o->c);
 	MRE_EXPECT_EQ(test, o->c.silence_k, 16);
-	/* at 2 %, two unheard packets are not yet watched */
+	/* at 2 %, three unheard packets are not yet watched */
 	measure(o, 0);
 	o->c.loss_ewma = 65536 * 2 / 100;
 	mre_path_silence_k(&o->c);
-	send_on(o, 0, 2);
+	send_on(o, 0, 3);
 	MRE_EXPECT(test, !p->quiet_on);
 	send_on(o, 0, 4);
 	MRE_EXPECT(test, p->quiet_on);
+}
+
+/*
+ * The connection starts at conn_init_cwnd and grows by one packet per TSN
+ * accepted (slow start) until the first CE-marked window. Its DCTCP alpha
+ * starts at 0, so that first cut is by the marked fraction measured, not
+ * a halving: a window grown from conn_init_cwnd has not overshot by much,
+ * and where the marks come from an incast the rate hint does the rest.
+ * Then +1 per window.
+ */
+MRE_TEST(cc_conn_slow_start)
+{
+	struct one *o = one_new(test, NULL);
+	u32 w, cut;
+
+	MRE_EXPECT_EQ(test, o->c.cwnd, o->n.ep.cfg.conn_init_cwnd << MRE_FP);
+	MRE_EXPECT_EQ(test, o->c.alpha, 0);
+	o->c.win_end = o->c.tsn_next + 1000;	/* no window boundary yet */
+	send_n(o, 8);				/* the window is in use */
+	mre_cc_conn_acked(&o->c, 4);
+	w = (o->n.ep.cfg.conn_init_cwnd + 4) << MRE_FP;
+	MRE_EXPECT_EQ(test, o->c.cwnd, w);
+	/* the window closes with 4 of its 8 TSNs marked: alpha 1/32 */
+	o->c.win_ce = 4;
+	o->c.win_end = o->c.tsn_una;
+	mre_cc_conn_acked(&o->c, 4);
+	MRE_EXPECT_EQ(test, o->c.alpha, MRE_ALPHA_ONE / 32);
+	cut = w - w / 64;
+	MRE_EXPECT_EQ(test, o->c.cwnd, cut);
+	MRE_EXPECT_EQ(test, o->c.ssthresh, cut);
+	/* out of slow start: one packet per window */
+	o->c.win_end = o->c.tsn_next + 1000;
+	mre_cc_conn_acked(&o->c, 4);
+	MRE_EXPECT(test, o->c.cwnd > cut);
+	MRE_EXPECT(test, o->c.cwnd < cut + (1 << MRE_FP));
+}
+
+/*
+ * In slow start a rate hint sizes the window at once: the hinted rate over
+ * the slowest measured path. A small share never shrinks it, and after
+ * the first congestion signal the hint no longer moves it.
+ */
+MRE_TEST(cc_hint_sizes_window_in_slow_start)
+{
+	struct one *o = one_new(test, NULL);
+
+	measure(o, 0);				/* srtt 10 us */
+	mre_cc_sent(&o->c, 4000, o->now);	/* packets of 4000 bytes */
+	/* 80 Gbit/s over 10 us is 100000 bytes: 25 packets */
+	mre_cc_rate(&o->c, 80000);
+	MRE_EXPECT_EQ(test, o->c.rate_mbps, 80000);
+	MRE_EXPECT_EQ(test, o->c.cwnd, 25 << MRE_FP);
+	mre_cc_rate(&o->c, 1000);
+	MRE_EXPECT_EQ(test, o->c.cwnd, 25 << MRE_FP);
+	o->c.ssthresh = o->c.cwnd;
+	mre_cc_rate(&o->c, 100000);
+	MRE_EXPECT_EQ(test, o->c.cwnd, 25 << MRE_FP);
+}
+
+/*
+ * A path without an RTT sample of its own times out on a guess, the
+ * slowest measured sibling's RTO. The guess follows the siblings both
+ * ways, so that a long path is not timed out on what the short ones
+ * measured before its own first ACK could come back.
+ */
+MRE_TEST(path_guess_follows_slowest_sibling)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *p = &o->c.paths[3], *q = &o->c.paths[1];
+	struct mre_pkt a;
+	u64 t0 = o->now;
+
+	send_on(o, 3, 1);			/* no sample of its own */
+	MRE_EXPECT_EQ(test, p->rto_at, t0 + o->n.ep.cfg.rto_init_ns);
+	measure(o, 0);				/* 10 us: rto_min */
+	MRE_EXPECT_EQ(test, p->rto_at, t0 + o->n.ep.cfg.rto_min_ns);
+	send_on(o, 1, 2);			/* a sibling of 100 us */
+	o->now += 100000;
+	a = ack_for(o, 1, q->psn_next, 0, o->now - 100000);
+	mre_conn_rx(&o->c, o->now, &a, false);
+	MRE_EXPECT(test, q->rto > o->n.ep.cfg.rto_min_ns);
+	MRE_EXPECT_EQ(test, p->rto_at, t0 + q->rto);
+}
+
+static u16 last_port;
+static u8 last_type;
+
+static void capture_out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
+			const u8 *pkt, u32 len)
+{
+	last_port = x->src_port;
+	last_type = pkt[0] & 0xf;
+}
+
+/*
+ * A PROBE says the sender heard nothing on that path; the route of our ACKs
+ * for it may be what is dead. The answer leaves on a new source port.
+ */
+MRE_TEST(probe_moves_ack_route)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_path *r = &o->c.paths[2];
+	struct mre_pkt pr = {
+		.type = MRE_T_PROBE, .flags = MRE_F_ACK_REQ, .path = 2,
+		.psn = 0, .ts = 5,
+	};
+	u16 port = r->src_port;
+
+	o->n.out = capture_out;
+	mre_conn_rx(&o->c, o->now, &pr, false);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_ack, 1);
+	MRE_EXPECT_EQ(test, last_type, MRE_T_ACK);
+	MRE_EXPECT_NE(test, r->src_port, port);
+	MRE_EXPECT_EQ(test, last_port, r->src_port);
+	MRE_EXPECT_EQ(test, r->st_repath, 1);
 }
 
 MRE_SUITE(path,
@@ -580,10 +727,15 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_slow_start_and_ecn_cut),
 	  MRE_CASE(cc_alpha_tracks_marks),
 	  MRE_CASE(cc_rate_hint_and_pacing),
+	  MRE_CASE(cc_hint_counts_handshakes),
+	  MRE_CASE(cc_conn_slow_start),
+	  MRE_CASE(cc_hint_sizes_window_in_slow_start),
 	  MRE_CASE(cc_grows_only_when_window_used),
 	  MRE_CASE(ack_dup_count_reordered),
 	  MRE_CASE(path_spurious_fack_reorder),
 	  MRE_CASE(path_fack_resend_in_time),
 	  MRE_CASE(path_silent_while_siblings_heard),
 	  MRE_CASE(path_silence_needs_evidence),
-	  MRE_CASE(path_silence_k_follows_loss));
+	  MRE_CASE(path_silence_k_follows_loss),
+	  MRE_CASE(path_guess_follows_slowest_sibling),
+	  MRE_CASE(probe_moves_ack_route));
