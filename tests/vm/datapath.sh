@@ -1,0 +1,172 @@
+# shellcheck shell=bash
+# Guest test of the datapath (issue 4, section 6): verbs, perftest and
+# RDMA-CM applications between two devices, our verifying transfer test
+# (mroce-xfer) lossless and under netem loss/delay/reordering, then clean
+# teardown: resources back to where they were, devices deleted, module
+# removed. The rig fails the run on any kernel warning.
+#
+#   scripts/vm/run-guest.sh -P tests/vm/datapath.sh [-- ARGS]
+#     drivers=mroce      which drivers, comma-separated, each in its own
+#                        topology, one after the other: mroce (two network
+#                        namespaces, topo_netns) and/or rxe (rdma_rxe, both
+#                        ends in init_net with policy routing, topo_init:
+#                        rxe in 6.1 works only in init_net)
+#     xfer_ops=300       mroce-xfer operations, lossless
+#     netem_ops=200      mroce-xfer operations under netem
+#     seed=N             mroce-xfer seed (default: new each run; printed)
+#     netem="loss 1% delay 50us reorder 25% 50%"   the impairment, both ways
+#
+# Client (requester) in nsA on ${P}A, server in nsB on ${P}B (mroce);
+# client rxe0 on vethA, server rxe1 on vethB (rxe). Every command runs
+# under `timeout`; logs of every client/server pair are kept in
+# $RIG_OUT/datapath-DRIVER/ (scripts/vm/runs/NAME/share/out/ on the host).
+. /mnt/host/lib.sh
+. /mnt/host/topo.sh
+
+DRIVERS=mroce XOPS=300 NOPS=200 SEED="" NETEM="loss 1% delay 50us reorder 25% 50%"
+for a in "$@"; do
+	case $a in
+	drivers=*) DRIVERS=${a#*=};; xfer_ops=*) XOPS=${a#*=};; netem_ops=*) NOPS=${a#*=};;
+	seed=*) SEED=${a#*=};; netem=*) NETEM=${a#*=};;
+	*) echo "unknown argument $a" >&2; exit 2;;
+	esac
+done
+T0=$(cut -d' ' -f1 /proc/uptime)
+uptime_s() { awk -v a="$T0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN{printf "%.1f", b-a}'; }
+
+# chk DESC NAME SECS [ready=..] SERVER... -- CLIENT...: a t_ok'd pair, plus
+# one "#" line of its figures
+chk() {
+	local desc=$1 name=$2
+	shift 2
+	t_ok "$DRV: $desc" pair "$name" "$@"
+	local s; s=$(pair_summary "$name"); [ -z "$s" ] || echo "#   $s"
+}
+
+# t_here DESC CMD...: t_ok, but CMD runs in this shell (it sets variables)
+t_here() {
+	local desc=$1
+	shift
+	if "$@" > /tmp/t_here.out 2>&1; then
+		echo "ok - $desc"; T_PASS=$((T_PASS + 1))
+	else
+		echo "not ok - $desc"; tail -25 /tmp/t_here.out | sed 's/^/#   /'; T_FAIL=$((T_FAIL + 1))
+	fi
+}
+
+suite() {	# suite DRIVER
+	DRV=$1
+	PAIR_LOG=${RIG_OUT:-/tmp}/datapath-$DRV
+	mkdir -p "$PAIR_LOG"
+	echo "# ===== $DRV ($(uptime_s) s)"
+	t_ok "$DRV: load modules" driver_load "$DRV"
+	if [ "$DRV" = rxe ]; then
+		t_here "$DRV: init_net veth pair with policy routing" topo_init
+		C_DEV=rxe0 S_DEV=rxe1
+		t_ok "$DRV: rdma link add rxe0, rxe1" bash -c \
+			'rdma link add rxe0 type rxe netdev vethA && rdma link add rxe1 type rxe netdev vethB'
+	else
+		t_here "$DRV: two namespaces, one device in each" topo_netns "$DRV"
+	fi
+	t_ok "$DRV: both ports ACTIVE" t_wait 10 bash -c "grep -q ACTIVE /sys/class/infiniband/$C_DEV/ports/1/state && grep -q ACTIVE /sys/class/infiniband/$S_DEV/ports/1/state"
+	t_ok "$DRV: IPv4 RoCE v2 GIDs" t_wait 10 bash -c ". /mnt/host/topo.sh; gid_index $C_DEV $C_IP && gid_index $S_DEV $S_IP"
+	t_ok "$DRV: IPv6 RoCE v2 GIDs" t_wait 10 bash -c ". /mnt/host/topo.sh; gid_index $C_DEV $C_IP6 && gid_index $S_DEV $S_IP6"
+	CG=$(gid_index "$C_DEV" "$C_IP") SG=$(gid_index "$S_DEV" "$S_IP")
+	CG6=$(gid_index "$C_DEV" "$C_IP6") SG6=$(gid_index "$S_DEV" "$S_IP6")
+	echo "# client $C_DEV ($C_IF $C_IP gid $CG, $C_IP6 gid $CG6), server $S_DEV ($S_IF $S_IP gid $SG, $S_IP6 gid $SG6)"
+	t_ok "$DRV: ping client -> server" "${CX[@]}" ping -c 1 -W 3 "$S_IP"
+	RES0_C=$(res_counts "$C_DEV") RES0_S=$(res_counts "$S_DEV")
+	echo "# rdma res before: $C_DEV: $RES0_C; $S_DEV: $RES0_S"
+	local C=(-d "$C_DEV") S=(-d "$S_DEV") n
+
+	# ---- libibverbs examples (-c: validate the received buffer) ----
+	chk "ibv_rc_pingpong 4 KiB" rc 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -c -- \
+		ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$S_IP"
+	chk "ibv_rc_pingpong -N (new post send API)" rc-N 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -c -N -- \
+		ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c -N "$S_IP"
+	chk "ibv_rc_pingpong -e (CQ events)" rc-e 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -c -e -- \
+		ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c -e "$S_IP"
+	chk "ibv_rc_pingpong 1 B and 64 KiB messages" rc-sizes 60 bash -c \
+		"ibv_rc_pingpong ${S[*]} -g $SG -n 100 -c -s 1 && ibv_rc_pingpong ${S[*]} -g $SG -n 50 -c -s 65536" -- \
+		bash -c "ibv_rc_pingpong ${C[*]} -g $CG -n 100 -c -s 1 $S_IP && sleep 2 && ibv_rc_pingpong ${C[*]} -g $CG -n 50 -c -s 65536 $S_IP"
+	chk "ibv_rc_pingpong over IPv6 GIDs" rc-ipv6 30 ibv_rc_pingpong "${S[@]}" -g "$SG6" -n 200 -c -- \
+		ibv_rc_pingpong "${C[@]}" -g "$CG6" -n 200 -c "$S_IP"
+	chk "ibv_ud_pingpong" ud 30 ibv_ud_pingpong "${S[@]}" -g "$SG" -n 200 -s 512 -c -- \
+		ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c "$S_IP"
+	chk "ibv_srq_pingpong (4 QPs on one SRQ)" srq 30 ibv_srq_pingpong "${S[@]}" -g "$SG" -q 4 -n 100 -c -- \
+		ibv_srq_pingpong "${C[@]}" -g "$CG" -q 4 -n 100 -c "$S_IP"
+
+	# ---- perftest (-F: no cpufreq warning) ----
+	local PS=("${S[@]}" -x "$SG" -F) PC=("${C[@]}" -x "$CG" -F)
+	chk "ib_write_bw 64 KiB" write_bw 60 ib_write_bw "${PS[@]}" -s 65536 -n 300 -- ib_write_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
+	chk "ib_read_bw 64 KiB" read_bw 60 ib_read_bw "${PS[@]}" -s 65536 -n 300 -- ib_read_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
+	chk "ib_send_bw 64 KiB" send_bw 60 ib_send_bw "${PS[@]}" -s 65536 -n 300 -- ib_send_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
+	chk "ib_atomic_bw" atomic_bw 60 ib_atomic_bw "${PS[@]}" -n 2000 -- ib_atomic_bw "${PC[@]}" -n 2000 "$S_IP"
+	chk "ib_write_lat 2 B" write_lat 60 ib_write_lat "${PS[@]}" -s 2 -n 500 -- ib_write_lat "${PC[@]}" -s 2 -n 500 "$S_IP"
+	chk "ib_read_lat 2 B" read_lat 60 ib_read_lat "${PS[@]}" -s 2 -n 500 -- ib_read_lat "${PC[@]}" -s 2 -n 500 "$S_IP"
+	chk "ib_send_lat 2 B" send_lat 60 ib_send_lat "${PS[@]}" -s 2 -n 500 -- ib_send_lat "${PC[@]}" -s 2 -n 500 "$S_IP"
+	chk "ib_atomic_lat" atomic_lat 60 ib_atomic_lat "${PS[@]}" -n 500 -- ib_atomic_lat "${PC[@]}" -n 500 "$S_IP"
+	chk "ib_write_bw 4 KiB, 2 QPs, post lists" write_bw_q2 60 ib_write_bw "${PS[@]}" -s 4096 -n 1000 -q 2 -l 4 -- \
+		ib_write_bw "${PC[@]}" -s 4096 -n 1000 -q 2 -l 4 "$S_IP"
+	chk "ib_write_bw over IPv6 GIDs" write_bw_v6 60 ib_write_bw "${S[@]}" -x "$SG6" -F -s 65536 -n 100 -- \
+		ib_write_bw "${C[@]}" -x "$CG6" -F -s 65536 -n 100 "$S_IP"
+
+	# ---- RDMA-CM ----
+	chk "ib_write_bw -R (RDMA-CM connection)" write_bw_R 60 ready=cm ib_write_bw "${S[@]}" -F -R -s 65536 -n 300 -- \
+		ib_write_bw "${C[@]}" -F -R -s 65536 -n 300 "$S_IP"
+	chk "ib_send_lat -R" send_lat_R 60 ready=cm ib_send_lat "${S[@]}" -F -R -s 64 -n 300 -- \
+		ib_send_lat "${C[@]}" -F -R -s 64 -n 300 "$S_IP"
+	chk "rping -V (validated, 100 x 1 KiB)" rping 60 ready=cm rping -s -a "$S_IP" -V -C 100 -S 1024 -- \
+		rping -c -a "$S_IP" -V -C 100 -S 1024
+	chk "rping over IPv6" rping6 60 ready=cm rping -s -a "$S_IP6" -V -C 50 -S 512 -- \
+		rping -c -a "$S_IP6" -V -C 50 -S 512
+	chk "rstream -T v (rsockets, verified)" rstream 60 ready=cm rstream -T v -S 65536 -C 200 -- \
+		rstream -s "$S_IP" -T v -S 65536 -C 200
+	chk "ucmatose (4 connections)" ucmatose 60 ready=cm ucmatose -c 4 -C 20 -- ucmatose -s "$S_IP" -c 4 -C 20
+	chk "rdma_server / rdma_client" rdma_cs 60 ready=cm rdma_server -s "$S_IP" -- rdma_client -s "$S_IP"
+	chk "udaddy (UD over RDMA-CM)" udaddy 60 ready=cm udaddy -c 2 -C 20 -- udaddy -s "$S_IP" -c 2 -C 20
+
+	# ---- our verifying transfer test ----
+	local XS=(mroce-xfer "${S[@]}" -g "$SG") XC=(mroce-xfer "${C[@]}" -g "$CG") sd=()
+	[ -z "$SEED" ] || sd=(-S "$SEED")
+	chk "mroce-xfer WRITE/READ/SEND, 1 B..1 MiB, lossless" xfer 180 ready=tcp:18600 "${XS[@]}" -- \
+		"${XC[@]}" -n "$XOPS" "${sd[@]}" "$S_IP"
+	chk "mroce-xfer with CQ events, 64 KiB max" xfer-e 120 ready=tcp:18600 "${XS[@]}" -e -- \
+		"${XC[@]}" -e -n 200 -m 65536 -b 16 "${sd[@]}" "$S_IP"
+	chk "mroce-xfer over IPv6 GIDs and side channel" xfer-v6 120 ready=tcp:18600 mroce-xfer "${S[@]}" -g "$SG6" -- \
+		mroce-xfer "${C[@]}" -g "$CG6" -n 100 "${sd[@]}" "$S_IP6"
+	# shellcheck disable=SC2086
+	t_ok "$DRV: netem $NETEM on both veth ends" netem_on $NETEM
+	"${CX[@]}" tc qdisc show dev "$C_IF" | sed 's/^/# /'
+	chk "mroce-xfer under netem: 0 bytes corrupted" xfer-netem 480 ready=tcp:18600 "${XS[@]}" -- \
+		"${XC[@]}" -n "$NOPS" -T 300 "${sd[@]}" "$S_IP"
+	chk "ib_write_bw 64 KiB under netem" write_bw_netem 240 ib_write_bw "${PS[@]}" -s 65536 -n 100 -- \
+		ib_write_bw "${PC[@]}" -s 65536 -n 100 "$S_IP"
+	chk "rping -V under netem" rping_netem 120 ready=cm rping -s -a "$S_IP" -V -C 50 -S 4096 -- \
+		rping -c -a "$S_IP" -V -C 50 -S 4096
+	echo "# netem: $(netem_drops)"
+	counters "$C_DEV" "$S_DEV"
+	netem_off
+
+	# ---- teardown: resources, devices, module ----
+	t_ok "$DRV: rdma res back to where it was ($C_DEV)" t_wait 10 bash -c \
+		". /mnt/host/topo.sh; r=\$(res_counts $C_DEV); echo \"now: \$r; before: $RES0_C\"; [ \"\$r\" = \"$RES0_C\" ]"
+	t_ok "$DRV: rdma res back to where it was ($S_DEV)" t_wait 10 bash -c \
+		". /mnt/host/topo.sh; r=\$(res_counts $S_DEV); echo \"now: \$r; before: $RES0_S\"; [ \"\$r\" = \"$RES0_S\" ]"
+	t_ok "$DRV: no process left behind" bash -c '! pgrep -l "ib_|ibv_|rping|rstream|ucmatose|rdma_|udaddy|mroce-xfer"'
+	t_ok "$DRV: rdma link delete $C_DEV" "${CX[@]}" rdma link delete "$C_DEV"
+	t_ok "$DRV: rdma link delete $S_DEV" "${SX[@]}" rdma link delete "$S_DEV"
+	t_ok "$DRV: devices gone" t_wait 10 bash -c "[ ! -e /sys/class/infiniband/$C_DEV ] && [ ! -e /sys/class/infiniband/$S_DEV ]"
+	n=$(driver_module "$DRV")
+	t_ok "$DRV: rmmod $n" rmmod "$n"
+	if [ "$DRV" = rxe ]; then topo_init_del; else topo_netns_del; fi
+	t_ok "$DRV: kernel log clean so far" bash -c \
+		'! dmesg | grep -E "WARNING:|BUG:|Oops|RIP:|soft lockup|hung_task"'
+	dmesg | grep -iE "$DRV|infiniband" | grep -viE "loading out-of-tree|verification failed" | tail -20 | sed 's/^/# dmesg: /'
+	echo "# ===== $DRV done ($(uptime_s) s)"
+}
+
+echo "# kernel $(uname -r), $(nproc) cpus, drivers $DRIVERS"
+case ",$DRIVERS," in *,mroce,*) t_ok "install module and provider" mroce_install;; esac
+for d in ${DRIVERS//,/ }; do suite "$d"; done
+t_done
