@@ -34,9 +34,19 @@ MODULE_PARM_DESC(rto_min_us, "smallest path retransmission timeout, microseconds
 static uint rto_init_us = 20000;
 module_param(rto_init_us, uint, 0444);
 MODULE_PARM_DESC(rto_init_us, "retransmission timeout before any RTT sample, microseconds (default 20000)");
-static uint ack_delay_us = 50;
+/*
+ * ACKs: a software endpoint pays for every packet it handles, an ACK as
+ * much as a data packet, and its paths each see a packet every tens or
+ * hundreds of microseconds. The sender asks for the ACKs it needs (twice
+ * per window, at the end of each message, tail probes), so the receiver's
+ * own rules can be lazy: every 8 packets of a path, 500 us at most, and
+ * no ACK at once for reordering (a host sending from two CPUs reorders
+ * all the time). The engine's defaults (every 2, 8 us, at once) are a
+ * datacenter NIC's.
+ */
+static uint ack_delay_us = 500;
 module_param(ack_delay_us, uint, 0444);
-MODULE_PARM_DESC(ack_delay_us, "longest delay of an ACK, microseconds (default 50)");
+MODULE_PARM_DESC(ack_delay_us, "longest delay of an ACK, microseconds (default 500)");
 static uint dead_ms = 5000;
 module_param(dead_ms, uint, 0444);
 MODULE_PARM_DESC(dead_ms, "no ACK for this long with data outstanding fails a connection, ms (default 5000)");
@@ -46,9 +56,12 @@ MODULE_PARM_DESC(link_mbps, "receive capacity advertised in rate hints, Mbit/s (
 static uint init_cwnd = 16;
 module_param(init_cwnd, uint, 0444);
 MODULE_PARM_DESC(init_cwnd, "initial window of a path, packets (default 16)");
-static uint ack_freq = 2;
+static uint ack_freq = 8;
 module_param(ack_freq, uint, 0444);
-MODULE_PARM_DESC(ack_freq, "acknowledge every this many packets of a path, 1..64 (default 2)");
+MODULE_PARM_DESC(ack_freq, "acknowledge every this many packets of a path, 1..64 (default 8)");
+static bool ack_ooo;
+module_param(ack_ooo, bool, 0444);
+MODULE_PARM_DESC(ack_ooo, "acknowledge a packet that arrives out of order at once (default N)");
 static uint tx_burst = 32;
 module_param(tx_burst, uint, 0444);
 MODULE_PARM_DESC(tx_burst, "most packets one connection sends before letting others run (default 32)");
@@ -68,6 +81,7 @@ void mroce_engine_config(struct mre_config *cfg)
 	cfg->init_cwnd = init_cwnd;
 	cfg->ack_freq = ack_freq;
 	cfg->tx_burst = tx_burst;
+	cfg->ack_ooo_now = ack_ooo;
 	/* software endpoints jitter by milliseconds: probe gently */
 	cfg->probe_min_ns = max_t(u64, cfg->probe_min_ns, 4 * cfg->rto_min_ns);
 	cfg->connect_ns = max_t(u64, cfg->connect_ns, cfg->rto_init_ns);

@@ -397,18 +397,18 @@ again:
 	hlen = mre_wire_data_hdr_len(t->op);
 	pkt.psn = mre_path_sent(p, c, tsn, now);
 	/*
-	 * This one fills the path's window or the connection's: nothing more
-	 * goes out there before an ACK, so ask for it now rather than after
-	 * the receiver's ACK delay. Only when ack_freq packets have gone out
-	 * since the last such request: refilling a window one packet at a
-	 * time must not turn every packet into a request (the receiver's own
-	 * count covers those).
+	 * Ask for an ACK twice per window, the path's and the connection's:
+	 * the windows say how soon the sender runs dry, and the receiver's
+	 * own rules (every ack_freq packets of a path, or ack_delay after
+	 * the first) know nothing of them.
 	 */
-	if (++p->since_ask >= cfg_of(c)->ack_freq &&
-	    (!mre_path_can_send(p) || c->inflight >= c->cwnd >> MRE_FP))
+	if (++p->since_ask >= MRE_MAX(1u, (p->cwnd >> MRE_FP) / 2) ||
+	    ++c->since_ask >= MRE_MAX(1u, (c->cwnd >> MRE_FP) / 2))
 		pkt.flags |= MRE_F_ACK_REQ;
-	if (pkt.flags & MRE_F_ACK_REQ)
+	if (pkt.flags & MRE_F_ACK_REQ) {
 		p->since_ask = 0;
+		c->since_ask = 0;
+	}
 	pkt.data.path_una = p->psn_una;
 	mre_wire_put(hdr, &pkt);
 	t->path = (u8)p->id;
@@ -671,6 +671,9 @@ static void tsn_accept(struct mre_conn *c, u32 tsn, u64 now)
 	struct mre_txd *t = mre_txd_of(c, tsn);
 
 	spurious_fack(c, t, now);
+	if (t->state == MRE_TXD_OUT && t->path < c->npaths &&
+	    cfg_of(c)->tsn_settle)
+		mre_path_arrived(&c->paths[t->path], c, t->psn, now);
 	if (t->state == MRE_TXD_WAIT)
 		c->n_wait--;
 	t->state = MRE_TXD_ACKED;
@@ -821,7 +824,7 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	c->ep->ctr.rx_data++;
 	c->ep->ctr.rx_ce += ce;
 	mre_cc_rx_activity(c, now);
-	why = ce ? ACK_OTHER : gap ? ACK_OOO :
+	why = ce ? ACK_OTHER : gap && cfg_of(c)->ack_ooo_now ? ACK_OOO :
 	      pkt->flags & MRE_F_ACK_REQ ? ACK_ASKED : ACK_DELAY;
 	if (mre_win_test(&c->rxw, d->tsn)) {
 		c->ep->ctr.rx_dup_tsn++;

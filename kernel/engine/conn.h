@@ -123,6 +123,7 @@ struct mre_conn {
 	u32 peer_dups;		/* last dup_count the peer reported */
 	u32 reorder;		/* current reorder threshold (adapts) */
 #define MRE_REORDER_MAX	32	/* ... up to this */
+	u32 since_ask;		/* packets sent since one asked for an ACK */
 	u32 reorder_calm;	/* TSNs accepted since reorder last grew */
 	u32 inflight;		/* sum of the paths' */
 

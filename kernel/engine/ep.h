@@ -35,9 +35,13 @@ struct mre_config {
 	u32 nplanes;		/* planes; path i uses plane i % nplanes */
 	u32 window_log2;	/* TSN window: 2^n packets in flight (4..16) */
 	u32 ack_freq;		/* ACK after this many packets on a path */
+	u32 ack_ooo_now;	/* 1: ACK an out-of-order arrival at once */
 	u64 ack_delay_ns;	/* ... or this long after the first unACKed one */
 	u64 rto_init_ns;	/* path RTO before the first RTT sample */
 	u64 rto_min_ns;
+	u32 tlp;		/* 1: tail probes (path.c) */
+	u32 tsn_settle;		/* 1: a TSN accepted settles its PSN (path.c) */
+	u64 tlp_min_ns;		/* a tail probe waits at least this long */
 	u64 rto_max_ns;
 	u32 reorder_pkts;	/* loss when this many later PSNs are SACKed */
 	u32 fail_rtos;		/* consecutive RTOs before a path is FAILED */
@@ -85,6 +89,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(conn_open)	X(conn_fail)	X(reset_tx)	X(reset_rx)	\
 	X(ecn_cut)	X(rnr_wait)	X(nak_overflow)	X(rto_stall)	\
 	X(path_silent)	X(loss_silent)	X(loss_late)	X(reorder_up)	\
+	X(tx_tlp)	X(loss_tlp)					\
 	X(ack_asked)	X(ack_ooo)	X(ack_other)	X(ack_count)	\
 	X(ack_timer)
 

@@ -169,6 +169,37 @@ static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	quiet_set(p, now - (u32)((u32)now - t->sent));
 }
 
+/*
+ * Tail probe (after TCP's TLP, RFC 8985): when a path with packets out has
+ * heard nothing for two smoothed RTTs, its last packets or the ACK for
+ * them are probably lost, and with nothing sent after them FACK cannot
+ * tell; the RTO (rto_min, milliseconds in software) would. Send a PROBE
+ * on the path instead: the receiver answers it at once, and every PSN
+ * sent before it that its ACK does not show arrived is lost (it had two
+ * RTTs to get there). One probe per silence; the RTO stays the backstop.
+ */
+static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	u64 pto = MRE_MAX(2 * p->srtt, p->srtt + 4 * p->rttvar);
+
+	p->tlp_at = 0;
+	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED)
+		return;
+	p->tlp_at = now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns);
+}
+
+static void tlp_fire(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	p->tlp_at = 0;
+	if (!p->inflight || p->health == MRE_PATH_FAILED || p->plane_down)
+		return;
+	c->ep->ctr.tx_tlp++;
+	p->tlp_psn = p->psn_next;
+	p->tlp_sent = (u32)now;
+	p->tlp_out = true;
+	mre_conn_send_probe(c, p, now);
+}
+
 u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 {
 	u32 psn = p->psn_next++;
@@ -183,6 +214,8 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 		p->rto_base = now;
 		p->rto_at = now + (p->srtt ? p->rto : conn_rto(c, p));
 	}
+	if (!p->tlp_at && !p->tlp_out)
+		tlp_arm(p, c, now);
 	if (!p->quiet_on && p->srtt && tsn != MRE_PSN_PROBE &&
 	    p->health != MRE_PATH_FAILED &&
 	    psn == first_unheard(p) + c->silence_k - 1)
@@ -328,7 +361,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	const struct mre_pkt_ack *a = &pkt->ack;
 	const struct mre_config *cfg = &c->ep->cfg;
 	u32 psn, acked = 0, lost = 0, ce, end;
-	bool probe_acked = false;
+	bool probe_acked = false, tlp_seen = false;
 	u64 sent;
 	u32 i;
 
@@ -348,6 +381,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 			continue;
 		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
 			probe_acked = true;
+		tlp_seen |= p->tlp_out && psn == p->tlp_psn;
 		settle(p, c, psn);
 		loss_sample(p, c, false);
 		acked++;
@@ -375,6 +409,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 			continue;
 		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
 			probe_acked = true;
+		tlp_seen |= p->tlp_out && psn == p->tlp_psn;
 		settle(p, c, psn);
 		loss_sample(p, c, false);
 		acked++;
@@ -390,6 +425,26 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		c->ep->ctr.loss_fast++;
 		lost++;
 	}
+	/*
+	 * The tail probe got there: what went out an RTT or more before it
+	 * and did not is lost. (Younger PSNs may just have been overtaken:
+	 * a software sender's packets leave from several CPUs.)
+	 */
+	if (tlp_seen) {
+		for (psn = p->psn_una; seq_lt(psn, p->tlp_psn); psn++) {
+			u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+			const struct mre_txd *t = mre_txd_of(c, tsn);
+
+			if (is_settled(p, psn) || (tsn != MRE_PSN_PROBE &&
+			    t->path == p->id && t->psn == psn &&
+			    p->tlp_sent - t->sent < p->srtt))
+				continue;
+			settle_lost(p, c, psn, false);
+			c->ep->ctr.loss_tlp++;
+			lost++;
+		}
+		p->tlp_out = false;
+	}
 	advance_una(p);
 
 	ce = a->ce_count - p->ce_echo;
@@ -397,7 +452,13 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	if (ce > 1u << 30)
 		ce = 0;		/* went backwards: a reordered older ACK */
 	p->st_ce += ce;
-	if (acked) {
+	/*
+	 * Newer news of the path: an RTT sample even when other paths' ACKs
+	 * settled these PSNs first (mre_path_arrived()); PSNs are never
+	 * resent, so any echo is a clean sample.
+	 */
+	if (acked || (s32)(a->ts_echo - p->ts_echo) > 0) {
+		p->ts_echo = a->ts_echo;
 		rtt_sample(p, cfg, a, now);
 		p->st_acked += acked;
 		if (p->health == MRE_PATH_FAILED ? probe_acked :
@@ -412,12 +473,48 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	}
 	if (!p->inflight) {
 		p->rto_at = 0;
+		p->tlp_at = 0;
 	} else if (acked) {
 		p->rto_base = now;
 		p->rto_at = now + p->rto;
+		if (!p->tlp_out)
+			tlp_arm(p, c, now);
 	}
 	if (acked)
 		retime_guesses(c);
+	quiet_arm(p, c, now);
+}
+
+/*
+ * Every ACK carries the connection's TSN state, so the path a TSN went on
+ * learns that it arrived from whichever ACK comes first: its window and
+ * timers move on without an ACK of its own for every few packets (paths
+ * carry a few packets each between the ACKs asked for, and each would
+ * otherwise wait for the receiver's ACK delay, or a tail probe). FACK's
+ * highest SACKed PSN is not moved: TSN order says nothing of PSN order.
+ */
+void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
+		      u64 now)
+{
+	if (seq_lt(psn, p->psn_una) || !seq_lt(psn, p->psn_next) ||
+	    is_settled(p, psn))
+		return;
+	settle(p, c, psn);
+	loss_sample(p, c, false);
+	p->st_acked++;
+	p->st_tsn_acked++;
+	advance_una(p);
+	if (p->health != MRE_PATH_FAILED)
+		mre_cc_path_ack(p, c, 1, 0, 0);
+	if (!p->inflight) {
+		p->rto_at = 0;
+		p->tlp_at = 0;
+	} else {
+		p->rto_base = now;
+		p->rto_at = now + p->rto;
+		if (!p->tlp_out)
+			tlp_arm(p, c, now);
+	}
 	quiet_arm(p, c, now);
 }
 
@@ -442,6 +539,8 @@ static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr)
 		}
 	p->psn_una = p->psn_next;
 	p->rto_at = 0;
+	p->tlp_at = 0;
+	p->tlp_out = false;
 	p->quiet_on = false;
 	p->quiet_due = 0;
 }
@@ -556,6 +655,8 @@ void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 			path_rto(p, c, now);
 	}
 	quiet_check(p, c, now);
+	if (p->tlp_at && now >= p->tlp_at)
+		tlp_fire(p, c, now);
 	if (p->probe_at && now >= p->probe_at &&
 	    p->health == MRE_PATH_FAILED && !p->plane_down) {
 		settle_all_lost(p, c, &c->ep->ctr.loss_rto);
@@ -578,6 +679,8 @@ u64 mre_path_deadline(const struct mre_path *p)
 		d = p->ack_at;
 	if (p->quiet_due && (!d || p->quiet_due < d))
 		d = p->quiet_due;
+	if (p->tlp_at && (!d || p->tlp_at < d))
+		d = p->tlp_at;
 	return d;
 }
 

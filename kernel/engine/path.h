@@ -61,6 +61,7 @@ struct mre_path {
 	u32 ssthresh;		/* packets << MRE_FP */
 	u32 alpha;		/* DCTCP estimate of the marked fraction */
 	u32 ce_echo;		/* last ce_count the peer reported */
+	u32 ts_echo;		/* newest ts_echo the peer reported */
 	u32 win_end;		/* PSN that closes the current RTT window */
 	u32 win_acked;
 	u32 win_ce;
@@ -68,6 +69,10 @@ struct mre_path {
 	u32 loss_ewma;		/* lost fraction, 1/65536, gain 1/64 */
 	u32 since_repath;	/* packets sent since the last repath */
 	u32 since_ask;		/* packets sent since one asked for an ACK */
+	u64 tlp_at;		/* tail probe due (0: not armed) */
+	u32 tlp_psn;		/* the tail probe out (tlp_out) ... */
+	u32 tlp_sent;		/* ... sent then (ns, low 32 bits) */
+	bool tlp_out;
 
 	/* timing */
 	u64 srtt;
@@ -102,6 +107,7 @@ struct mre_path {
 	u64 st_ce;
 	u64 st_repath;
 	u64 st_rx;
+	u64 st_tsn_acked;	/* PSNs settled by another path's ACK */
 	u64 st_late;		/* PSNs that arrived behind later ones */
 };
 
@@ -118,6 +124,13 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 /* RTO / probe timers */
 void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
 /* give @p a new source port (keeps its sequence) */
+/*
+ * The receiver accepted the TSN whose latest transmission is @psn of @p
+ * (an ACK on any path says so): @psn arrived. Settles it without waiting
+ * for @p's own ACK; RTT, ECN and loss detection still come from those.
+ */
+void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
+		      u64 now);
 void mre_path_repath(struct mre_path *p, struct mre_conn *c);
 /* declare @p failed: settle everything it has out as lost, start probing */
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now);

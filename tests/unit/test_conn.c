@@ -166,13 +166,16 @@ MRE_TEST(conn_one_loss_fast_retransmit)
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
 }
 
-MRE_TEST(conn_tail_loss_rto)
+/* 64 packets: the last one on its path goes missing; @tlp: tail probes on */
+static void tail_loss(struct kunit *test, bool tlp)
 {
-	/* 64 packets: the last one on its path goes missing */
 	struct drops d = { .idx = { 63 }, .n = 1, .path = -1 };
+	struct mre_config cfg;
 	struct rig r;
 
-	rig_init(test, &r, NULL, 5000);
+	mre_config_default(&cfg);
+	cfg.tlp = tlp;
+	rig_init(test, &r, &cfg, 5000);
 	set_drops(&r, &d);
 	write(&r, 0, 64 * KB, 1);
 	pair_run(r.p, 100000000);
@@ -180,8 +183,27 @@ MRE_TEST(conn_tail_loss_rto)
 	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
 	MRE_EXPECT(test, exactly_once(&r, 0, 64 * KB));
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
-	/* found by a timeout (whether the path or the whole connection went quiet) */
-	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rto + r.p->n[0].ep.ctr.rto_stall, 1);
+	if (tlp) {
+		/* a probe two RTTs after the silence finds it, not a timeout */
+		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_tlp, 1);
+		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.loss_tlp, 1);
+		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rto +
+			      r.p->n[0].ep.ctr.rto_stall, 0);
+	} else {
+		/* a timeout (the path's, or the whole connection went quiet) */
+		MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rto +
+			      r.p->n[0].ep.ctr.rto_stall, 1);
+	}
+}
+
+MRE_TEST(conn_tail_loss_tlp)
+{
+	tail_loss(test, true);
+}
+
+MRE_TEST(conn_tail_loss_rto)
+{
+	tail_loss(test, false);
 }
 
 MRE_TEST(conn_random_loss_exactly_once)
@@ -744,6 +766,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
+	  MRE_CASE(conn_tail_loss_tlp),
 	  MRE_CASE(conn_tail_loss_rto),
 	  MRE_CASE(conn_random_loss_exactly_once),
 	  MRE_CASE(conn_path_skew_no_spurious),
