@@ -360,7 +360,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 {
 	const struct mre_pkt_ack *a = &pkt->ack;
 	const struct mre_config *cfg = &c->ep->cfg;
-	u32 psn, acked = 0, lost = 0, ce, end;
+	u32 psn, acked = 0, lost = 0, ce, end, thr;
 	bool probe_acked = false, tlp_seen = false;
 	u64 sent;
 	u32 i;
@@ -417,8 +417,15 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
 					     p->id, psn, pkt, now);
 	}
-	/* FACK: unsettled and reorder PSNs below the highest SACKed: lost */
-	for (psn = p->psn_una; seq_lt(psn + c->reorder, p->psn_fack); psn++) {
+	/*
+	 * FACK: unsettled and reorder PSNs below the highest SACKed: lost.
+	 * The threshold stays below three quarters of the path's window: a
+	 * path that cannot have that many packets out would see no loss this
+	 * way, only by its timers (heavy reordering costs resends instead).
+	 */
+	thr = MRE_MIN(c->reorder, MRE_MAX(cfg->reorder_pkts,
+					  (p->cwnd >> MRE_FP) * 3 / 4));
+	for (psn = p->psn_una; seq_lt(psn + thr, p->psn_fack); psn++) {
 		if (is_settled(p, psn))
 			continue;
 		settle_lost(p, c, psn, true);

@@ -53,7 +53,7 @@ SCRIPT=${1:?usage: run-guest.sh [opts] SCRIPT [-- ARGS] (--help)}; shift
 KIMG=$BUILD/vmlinuz; [ "${KERNEL:-pvh}" = pvh ] && [ -f "$BUILD/vmlinux" ] && KIMG=$BUILD/vmlinux
 NAME=${NAME:-$(basename "$SCRIPT" .sh)-$(date +%H%M%S)}
 RUN=$RUNS/$NAME; rm -rf "$RUN"; mkdir -p "$RUN/share/out"
-{ printf 'set -- '; printf '%q ' "$@"; echo; cat "$SCRIPT"; } > "$RUN/share/run.sh"
+{ printf 'set --'; [ $# -eq 0 ] || printf ' %q' "$@"; echo; cat "$SCRIPT"; } > "$RUN/share/run.sh"
 if [ "$PROJECT" = 1 ]; then
   for f in "$ROOT/mroce.ko" "$ROOT/build/provider/libmroce-rdmav34.so" "$ROOT/build/provider/mroce.driver"; do
     [ -f "$f" ] || { echo "missing $f: run make" >&2; exit 2; }
