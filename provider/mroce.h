@@ -39,7 +39,7 @@ struct mroce_cq {
 };
 
 struct mroce_qp {
-	struct ibv_qp ibv_qp;
+	struct verbs_qp vqp;		/* first: ibv_qp, ibv_qp_ex */
 	struct mroce_uring sq;		/* we produce */
 	struct mroce_uring rq;		/* we produce; unmapped with an SRQ */
 	uint32_t max_inline;

@@ -71,20 +71,64 @@ static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 	}
 }
 
+/* the operations whose data may be inline: the ones that send it */
+static bool inline_ok(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* start the entry @e: its fixed part, zero where the operation adds nothing */
+static int sqe_init(const struct mroce_qp *qp, struct mroce_sqe *e,
+		    enum ibv_wr_opcode op, uint64_t wr_id, unsigned int flags)
+{
+	int err = check_opcode(&qp->vqp.qp, op);
+
+	if (err)
+		return err;
+	memset(e, 0, sizeof(*e));
+	e->wr_id = wr_id;
+	e->opcode = op;
+	e->send_flags = flags;
+	return 0;
+}
+
+/* append @len bytes of inline data (IBV_SEND_INLINE is the caller's) */
+static int sqe_add_inline(const struct mroce_qp *qp, struct mroce_sqe *e,
+			  const void *addr, size_t len)
+{
+	if (len > qp->max_inline - e->length)
+		return EINVAL;
+	memcpy((uint8_t *)e->sge + e->length, addr, len);
+	e->length += len;
+	return 0;
+}
+
+static int sqe_set_sges(const struct mroce_qp *qp, struct mroce_sqe *e,
+			const struct ibv_sge *sg, size_t n)
+{
+	size_t i;
+
+	if (n > qp->max_send_sge)
+		return EINVAL;
+	e->num_sge = n;
+	for (i = 0; i < n; i++) {
+		e->sge[i].addr = sg[i].addr;
+		e->sge[i].length = sg[i].length;
+		e->sge[i].lkey = sg[i].lkey;
+	}
+	return 0;
+}
+
 /* one WR into the slot at the producer index */
 static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
 		     const struct ibv_send_wr *wr)
 {
-	uint32_t len = 0;
 	int i, err;
 
-	err = check_opcode(&qp->ibv_qp, wr->opcode);
+	err = sqe_init(qp, e, wr->opcode, wr->wr_id, wr->send_flags);
 	if (err)
 		return err;
-	memset(e, 0, sizeof(*e));
-	e->wr_id = wr->wr_id;
-	e->opcode = wr->opcode;
-	e->send_flags = wr->send_flags;
 	e->imm_data = wr->imm_data;
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
@@ -103,36 +147,21 @@ static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
 	default:
 		break;
 	}
-	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		if (!wr->wr.ud.ah)
 			return EINVAL;
 		e->ah = to_mroce_ah(wr->wr.ud.ah)->id;
 		e->remote_qpn = wr->wr.ud.remote_qpn;
 		e->remote_qkey = wr->wr.ud.remote_qkey;
 	}
-	if (wr->send_flags & IBV_SEND_INLINE &&
-	    wr->opcode != IBV_WR_RDMA_READ &&
-	    wr->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
-	    wr->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		uint8_t *p = (uint8_t *)e->sge;
-
-		for (i = 0; i < wr->num_sge; i++) {
-			if (len + wr->sg_list[i].length > qp->max_inline)
-				return EINVAL;
-			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		e->length = len;
-		return 0;
-	}
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
-		return EINVAL;
-	e->num_sge = wr->num_sge;
+	if (!(wr->send_flags & IBV_SEND_INLINE) || !inline_ok(wr->opcode))
+		return sqe_set_sges(qp, e, wr->sg_list, (size_t)wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++) {
-		e->sge[i].addr = wr->sg_list[i].addr;
-		e->sge[i].length = wr->sg_list[i].length;
-		e->sge[i].lkey = wr->sg_list[i].lkey;
+		err = sqe_add_inline(qp, e,
+				     (void *)(uintptr_t)wr->sg_list[i].addr,
+				     wr->sg_list[i].length);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -172,17 +201,40 @@ static int doorbell(struct ibv_qp *ibqp, uint32_t command)
 	return 0;
 }
 
+/*
+ * Hand the @n entries built past the producer index to the kernel, drop the
+ * SQ lock, then ring the doorbell if the kernel needs it: UD is sent by the
+ * kernel at the doorbell only, RC when the kernel asked (ring.h).
+ */
+static int sq_commit(struct mroce_qp *qp, uint32_t n)
+{
+	struct mre_ring *r = &qp->sq.r;
+	uint32_t flags;
+
+	if (n)
+		mre_ring_publish(r, n);
+	pthread_spin_unlock(&qp->sq.lock);
+	if (!n)
+		return 0;
+	mre_ring_mb();
+	flags = mre_ring_load(&r->hdr->flags);
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD ||
+	    flags & (MRE_RING_F_DB_NEEDED | MRE_RING_F_ERROR))
+		return doorbell(&qp->vqp.qp, IB_USER_VERBS_CMD_POST_SEND);
+	return 0;
+}
+
 int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad)
 {
 	struct mroce_qp *qp = to_mroce_qp(ibqp);
 	struct mre_ring *r = &qp->sq.r;
-	uint32_t n = 0, flags;
-	int err = 0;
+	uint32_t n = 0;
+	int err = 0, db_err;
 
 	pthread_spin_lock(&qp->sq.lock);
 	for (; wr; wr = wr->next, n++) {
-		if (!mre_ring_space(r) || mre_ring_space(r) <= n) {
+		if (mre_ring_space(r) <= n) {
 			err = ENOMEM;
 			break;
 		}
@@ -190,24 +242,12 @@ int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if (err)
 			break;
 	}
-	if (n)
-		mre_ring_publish(r, n);
-	pthread_spin_unlock(&qp->sq.lock);
-	if (err)
+	db_err = sq_commit(qp, n);
+	if (err) {
 		*bad = wr;
-	if (!n)
 		return err;
-	mre_ring_mb();
-	flags = mre_ring_load(&r->hdr->flags);
-	/* UD is sent by the kernel at the doorbell only; RC when it asked */
-	if (ibqp->qp_type == IBV_QPT_UD ||
-	    flags & (MRE_RING_F_DB_NEEDED | MRE_RING_F_ERROR)) {
-		int e = doorbell(ibqp, IB_USER_VERBS_CMD_POST_SEND);
-
-		if (!err)
-			err = e;
 	}
-	return err;
+	return db_err;
 }
 
 /* ---- RQ and SRQ ----------------------------------------------------------- */

@@ -157,7 +157,7 @@ struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+	err = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
@@ -182,12 +182,12 @@ struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
 	attr->cap.max_send_sge = resp.drv.max_send_sge;
 	attr->cap.max_recv_sge = attr->srq ? 0 : resp.drv.max_recv_sge;
 	attr->cap.max_inline_data = resp.drv.max_inline;
-	return &qp->ibv_qp;
+	return &qp->vqp.qp;
 
 err_unmap:
 	uring_unmap(&qp->sq);
 err_destroy:
-	ibv_cmd_destroy_qp(&qp->ibv_qp);
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
 	free(qp);
 	errno = err;
