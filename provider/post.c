@@ -12,8 +12,9 @@
  * Each ring's producer side is serialised by its spinlock (verbs allow
  * several threads to post to one QP); the kernel re-validates every WQE it
  * takes, so nothing here is trusted by it. Errors follow the verbs: ENOMEM
- * when the queue is full, EINVAL for a malformed WR, EOPNOTSUPP for an
- * operation mroce does not offer.
+ * when the queue is full, EINVAL for a malformed WR or a QP in RESET
+ * (libibverbs keeps ibv_qp.state), EOPNOTSUPP for an operation mroce does
+ * not offer.
  */
 #include <errno.h>
 #include <string.h>
@@ -235,6 +236,10 @@ int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t n = 0;
 	int err = 0, db_err;
 
+	if (ibqp->state == IBV_QPS_RESET) {
+		*bad = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq.lock);
 	for (; wr; wr = wr->next, n++) {
 		if (mre_ring_space(r) <= n) {
@@ -513,7 +518,7 @@ static void mroce_wr_start(struct ibv_qp_ex *ibqpx)
 
 	pthread_spin_lock(&qp->sq.lock);
 	qp->wr_n = 0;
-	qp->wr_err = 0;
+	qp->wr_err = qp->vqp.qp.state == IBV_QPS_RESET ? EINVAL : 0;
 	qp->wr_need_addr = false;
 }
 
@@ -608,9 +613,10 @@ int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct mroce_qp *qp = to_mroce_qp(ibqp);
 	int err;
 
-	if (!qp->rq.map) {
+	/* the QP receives from an SRQ, or is in RESET (C10-97.2.1) */
+	if (!qp->rq.map || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
-		return EINVAL;		/* the QP receives from an SRQ */
+		return EINVAL;
 	}
 	err = post_rqes(&qp->rq, qp->max_recv_sge, wr, bad);
 	/* receives are taken as messages arrive; a QP in error flushes them */
