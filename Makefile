@@ -5,7 +5,7 @@
 #   make              module + provider + guest tools + host tests/simulator
 #   make module       kernel module mroce.ko (Kbuild, against $(KDIR))
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
-#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-linebuf.so)
+#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-linebuf.so)
 #   make unit         engine unit tests (host)      make check: all host tests
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
 #   make sim-check    simulator scenarios that assert (sanitised build)
@@ -50,13 +50,18 @@ module:
 provider:
 	$(MAKE) -C provider O=$(O)
 
-tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-linebuf.so
+tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
+	$(O)/tests/mroce-linebuf.so
 
 $(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c provider/pabi34.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -o $@ $< -libverbs
 
 $(O)/tests/mroce-xfer: tests/vm/xfer.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
+
+$(O)/tests/mroce-wr-check: tests/vm/wr-check.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 

@@ -13,9 +13,9 @@
  * every ioctl.
  *
  * Ops left NULL in mroce_ctx_ops keep libibverbs' defaults, which fail with
- * EOPNOTSUPP (errno or return value): memory windows, XRC, the extended QP
- * and CQ interfaces, resize, flows. The objects are in verbs.c, the fast
- * path in post.c.
+ * EOPNOTSUPP (errno or return value): memory windows, XRC, the extended CQ
+ * interface, resize, flows. The objects are in verbs.c (the extended QP's
+ * creation too), the fast path in post.c (with the ibv_wr_* ops).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -92,6 +92,7 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
+	.create_qp_ex = mroce_create_qp_ex,
 	.create_srq = mroce_create_srq,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dereg_mr = mroce_dereg_mr,

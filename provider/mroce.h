@@ -39,12 +39,16 @@ struct mroce_cq {
 };
 
 struct mroce_qp {
-	struct ibv_qp ibv_qp;
+	struct verbs_qp vqp;		/* first: ibv_qp, ibv_qp_ex */
 	struct mroce_uring sq;		/* we produce */
 	struct mroce_uring rq;		/* we produce; unmapped with an SRQ */
 	uint32_t max_inline;
 	uint32_t max_send_sge;
 	uint32_t max_recv_sge;
+	/* ibv_wr_* between wr_start and wr_complete/wr_abort, under sq.lock */
+	uint32_t wr_n;			/* entries built past sq.r.prod */
+	int wr_err;			/* first error: nothing gets posted */
+	bool wr_need_addr;		/* UD: the last entry has no address yet */
 };
 
 struct mroce_srq {
@@ -90,7 +94,7 @@ static inline struct mroce_pd *to_mroce_pd(struct ibv_pd *ibpd)
 
 /* every object's ibv_* struct is its first member */
 #define to_mroce_cq(p)	((struct mroce_cq *)(p))
-#define to_mroce_qp(p)	((struct mroce_qp *)(p))
+#define to_mroce_qp(p)	((struct mroce_qp *)(p))	/* ibv_qp or ibv_qp_ex */
 #define to_mroce_srq(p)	((struct mroce_srq *)(p))
 #define to_mroce_ah(p)	((struct mroce_ah *)(p))
 
@@ -105,6 +109,8 @@ struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 int mroce_dereg_mr(struct verbs_mr *vmr);
 struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
 			       struct ibv_qp_init_attr *attr);
+struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr);
 int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask);
 int mroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -127,5 +133,6 @@ int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad);
 int mroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad);
+void mroce_qp_ex_init(struct mroce_qp *qp);
 
 #endif /* MROCE_PROVIDER_H */

@@ -14,7 +14,10 @@
  *
  * Note for later work: between rdma-core 44 and 56 ibv_qp_ex / verbs_qp
  * grew by 8 bytes (v45) and ibv_port_attr by 4 (v49); the _ex QP commands
- * are therefore not safe across that range, the legacy ibv_cmd_create_qp is.
+ * are therefore not safe across that range, the legacy ibv_cmd_create_qp is
+ * (the extended QP is built on it). A provider built here for 44 and loaded
+ * by libibverbs 45..56 would not be found extended by ibv_qp_to_qp_ex(),
+ * which reads verbs_qp.comp_mask 8 bytes further on there.
  * rdma-core 57+ is PABI 57 and does not look for PABI-34 providers.
  */
 #ifndef MROCE_PABI34_H
@@ -303,6 +306,29 @@ struct ibv_post_send {
 	struct ib_uverbs_post_send core_payload;
 };
 
+/*
+ * A QP as libibverbs sees it: ibv_qp_to_qp_ex() returns &qp_ex when
+ * comp_mask has VERBS_QP_EX, so every provider QP starts with this (a QP
+ * without the bit has no ibv_qp_ex). xrcd is set for XRC QPs only. The
+ * union's size follows the public struct ibv_qp_ex, which rdma-core 45 grew
+ * by one op (wr_flush): the checks below pin 44's layout.
+ */
+struct verbs_xrcd;
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;		/* enum below */
+	struct verbs_xrcd *xrcd;
+};
+
+enum {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
 /* an ibv_mr as libibverbs allocates and frees it through the provider */
 struct verbs_mr {
 	struct ibv_mr ibv_mr;
@@ -560,6 +586,42 @@ PABI34_SIZE(verbs_mr, 56);
 PABI34_MEMBER(verbs_mr, ibv_mr, 0, 48);
 PABI34_MEMBER(verbs_mr, mr_type, 48, 4);
 PABI34_MEMBER(verbs_mr, access, 52, 4);
+PABI34_SIZE(verbs_qp, 368);
+PABI34_MEMBER(verbs_qp, qp, 0, 160);
+PABI34_MEMBER(verbs_qp, qp_ex, 0, 352);
+PABI34_MEMBER(verbs_qp, comp_mask, 352, 4);
+PABI34_MEMBER(verbs_qp, xrcd, 360, 8);
+/*
+ * struct ibv_qp_ex is public; its size is in the measured data, the
+ * offsets of the ops we fill were measured from Debian's libibverbs-dev
+ * 44.0 (the public verbs.h of v44.0).
+ */
+PABI34_SIZE(ibv_qp_ex, 352);
+PABI34_MEMBER(ibv_qp_ex, qp_base, 0, 160);
+PABI34_MEMBER(ibv_qp_ex, comp_mask, 160, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_id, 168, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_flags, 176, 4);
+PABI34_MEMBER(ibv_qp_ex, wr_atomic_cmp_swp, 184, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_atomic_fetch_add, 192, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_bind_mw, 200, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_local_inv, 208, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_rdma_read, 216, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_rdma_write, 224, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_rdma_write_imm, 232, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_send, 240, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_send_imm, 248, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_send_inv, 256, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_send_tso, 264, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_set_ud_addr, 272, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_set_xrc_srqn, 280, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_set_inline_data, 288, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_set_inline_data_list, 296, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_set_sge, 304, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_set_sge_list, 312, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_start, 320, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_complete, 328, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_abort, 336, 8);
+PABI34_MEMBER(ibv_qp_ex, wr_atomic_write, 344, 8);
 PABI34_SIZE(ibv_reg_mr, 48);
 PABI34_MEMBER(ibv_reg_mr, hdr, 0, 8);
 PABI34_MEMBER(ibv_reg_mr, core_payload, 8, 40);

@@ -6,11 +6,15 @@
  * read; the kernel sets the flag, then looks at the ring. One of the two
  * always sees the other's write.
  *
+ * Sends are posted with ibv_post_send() or with the ibv_wr_* interface of
+ * an extended QP (ibv_qp_ex); both build entries the same way.
+ *
  * Each ring's producer side is serialised by its spinlock (verbs allow
  * several threads to post to one QP); the kernel re-validates every WQE it
  * takes, so nothing here is trusted by it. Errors follow the verbs: ENOMEM
- * when the queue is full, EINVAL for a malformed WR, EOPNOTSUPP for an
- * operation mroce does not offer.
+ * when the queue is full, EINVAL for a malformed WR or a QP in RESET
+ * (libibverbs keeps ibv_qp.state), EOPNOTSUPP for an operation mroce does
+ * not offer.
  */
 #include <errno.h>
 #include <string.h>
@@ -71,20 +75,64 @@ static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 	}
 }
 
+/* the operations whose data may be inline: the ones that send it */
+static bool inline_ok(enum ibv_wr_opcode op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* start the entry @e: its fixed part, zero where the operation adds nothing */
+static int sqe_init(const struct mroce_qp *qp, struct mroce_sqe *e,
+		    enum ibv_wr_opcode op, uint64_t wr_id, unsigned int flags)
+{
+	int err = check_opcode(&qp->vqp.qp, op);
+
+	if (err)
+		return err;
+	memset(e, 0, sizeof(*e));
+	e->wr_id = wr_id;
+	e->opcode = op;
+	e->send_flags = flags;
+	return 0;
+}
+
+/* append @len bytes of inline data (IBV_SEND_INLINE is the caller's) */
+static int sqe_add_inline(const struct mroce_qp *qp, struct mroce_sqe *e,
+			  const void *addr, size_t len)
+{
+	if (len > qp->max_inline - e->length)
+		return EINVAL;
+	memcpy((uint8_t *)e->sge + e->length, addr, len);
+	e->length += len;
+	return 0;
+}
+
+static int sqe_set_sges(const struct mroce_qp *qp, struct mroce_sqe *e,
+			const struct ibv_sge *sg, size_t n)
+{
+	size_t i;
+
+	if (n > qp->max_send_sge)
+		return EINVAL;
+	e->num_sge = n;
+	for (i = 0; i < n; i++) {
+		e->sge[i].addr = sg[i].addr;
+		e->sge[i].length = sg[i].length;
+		e->sge[i].lkey = sg[i].lkey;
+	}
+	return 0;
+}
+
 /* one WR into the slot at the producer index */
 static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
 		     const struct ibv_send_wr *wr)
 {
-	uint32_t len = 0;
 	int i, err;
 
-	err = check_opcode(&qp->ibv_qp, wr->opcode);
+	err = sqe_init(qp, e, wr->opcode, wr->wr_id, wr->send_flags);
 	if (err)
 		return err;
-	memset(e, 0, sizeof(*e));
-	e->wr_id = wr->wr_id;
-	e->opcode = wr->opcode;
-	e->send_flags = wr->send_flags;
 	e->imm_data = wr->imm_data;
 	switch (wr->opcode) {
 	case IBV_WR_RDMA_WRITE:
@@ -103,36 +151,21 @@ static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
 	default:
 		break;
 	}
-	if (qp->ibv_qp.qp_type == IBV_QPT_UD) {
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		if (!wr->wr.ud.ah)
 			return EINVAL;
 		e->ah = to_mroce_ah(wr->wr.ud.ah)->id;
 		e->remote_qpn = wr->wr.ud.remote_qpn;
 		e->remote_qkey = wr->wr.ud.remote_qkey;
 	}
-	if (wr->send_flags & IBV_SEND_INLINE &&
-	    wr->opcode != IBV_WR_RDMA_READ &&
-	    wr->opcode != IBV_WR_ATOMIC_CMP_AND_SWP &&
-	    wr->opcode != IBV_WR_ATOMIC_FETCH_AND_ADD) {
-		uint8_t *p = (uint8_t *)e->sge;
-
-		for (i = 0; i < wr->num_sge; i++) {
-			if (len + wr->sg_list[i].length > qp->max_inline)
-				return EINVAL;
-			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
-			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
-		}
-		e->length = len;
-		return 0;
-	}
-	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge)
-		return EINVAL;
-	e->num_sge = wr->num_sge;
+	if (!(wr->send_flags & IBV_SEND_INLINE) || !inline_ok(wr->opcode))
+		return sqe_set_sges(qp, e, wr->sg_list, (size_t)wr->num_sge);
 	for (i = 0; i < wr->num_sge; i++) {
-		e->sge[i].addr = wr->sg_list[i].addr;
-		e->sge[i].length = wr->sg_list[i].length;
-		e->sge[i].lkey = wr->sg_list[i].lkey;
+		err = sqe_add_inline(qp, e,
+				     (void *)(uintptr_t)wr->sg_list[i].addr,
+				     wr->sg_list[i].length);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -172,17 +205,44 @@ static int doorbell(struct ibv_qp *ibqp, uint32_t command)
 	return 0;
 }
 
+/*
+ * Hand the @n entries built past the producer index to the kernel, drop the
+ * SQ lock, then ring the doorbell if the kernel needs it: UD is sent by the
+ * kernel at the doorbell only, RC when the kernel asked (ring.h).
+ */
+static int sq_commit(struct mroce_qp *qp, uint32_t n)
+{
+	struct mre_ring *r = &qp->sq.r;
+	uint32_t flags;
+
+	if (n)
+		mre_ring_publish(r, n);
+	pthread_spin_unlock(&qp->sq.lock);
+	if (!n)
+		return 0;
+	mre_ring_mb();
+	flags = mre_ring_load(&r->hdr->flags);
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD ||
+	    flags & (MRE_RING_F_DB_NEEDED | MRE_RING_F_ERROR))
+		return doorbell(&qp->vqp.qp, IB_USER_VERBS_CMD_POST_SEND);
+	return 0;
+}
+
 int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		    struct ibv_send_wr **bad)
 {
 	struct mroce_qp *qp = to_mroce_qp(ibqp);
 	struct mre_ring *r = &qp->sq.r;
-	uint32_t n = 0, flags;
-	int err = 0;
+	uint32_t n = 0;
+	int err = 0, db_err;
 
+	if (ibqp->state == IBV_QPS_RESET) {
+		*bad = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq.lock);
 	for (; wr; wr = wr->next, n++) {
-		if (!mre_ring_space(r) || mre_ring_space(r) <= n) {
+		if (mre_ring_space(r) <= n) {
 			err = ENOMEM;
 			break;
 		}
@@ -190,24 +250,322 @@ int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		if (err)
 			break;
 	}
-	if (n)
-		mre_ring_publish(r, n);
-	pthread_spin_unlock(&qp->sq.lock);
-	if (err)
+	db_err = sq_commit(qp, n);
+	if (err) {
 		*bad = wr;
-	if (!n)
 		return err;
-	mre_ring_mb();
-	flags = mre_ring_load(&r->hdr->flags);
-	/* UD is sent by the kernel at the doorbell only; RC when it asked */
-	if (ibqp->qp_type == IBV_QPT_UD ||
-	    flags & (MRE_RING_F_DB_NEEDED | MRE_RING_F_ERROR)) {
-		int e = doorbell(ibqp, IB_USER_VERBS_CMD_POST_SEND);
-
-		if (!err)
-			err = e;
 	}
-	return err;
+	return db_err;
+}
+
+/*
+ * ---- The ibv_wr_* interface (ibv_qp_ex) ----------------------------------
+ *
+ * wr_start takes the SQ lock, each builder fills the next slot past the
+ * producer index, the setters complete it, and wr_complete publishes them
+ * all with post_send's sq_commit(); wr_abort drops them, as does
+ * wr_complete after any error, which it returns (the builders and setters
+ * cannot). The errors are post_send's.
+ */
+
+static struct mroce_sqe *wr_last(const struct mroce_qp *qp)
+{
+	return mre_ring_entry(&qp->sq.r, qp->sq.r.prod + qp->wr_n - 1);
+}
+
+static void wr_fail(struct mroce_qp *qp, int err)
+{
+	if (!qp->wr_err)
+		qp->wr_err = err;
+}
+
+/* a builder: the next entry, or NULL once the session has failed */
+static struct mroce_sqe *wr_begin(struct ibv_qp_ex *ibqpx,
+				  enum ibv_wr_opcode op)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqpx);
+	struct mre_ring *r = &qp->sq.r;
+	struct mroce_sqe *e;
+	int err;
+
+	if (qp->wr_need_addr)
+		wr_fail(qp, EINVAL);	/* the last UD entry went nowhere */
+	if (qp->wr_err)
+		return NULL;
+	if (mre_ring_space(r) <= qp->wr_n) {
+		wr_fail(qp, ENOMEM);
+		return NULL;
+	}
+	e = mre_ring_entry(r, r->prod + qp->wr_n);
+	/* the data setter says whether the data is inline */
+	err = sqe_init(qp, e, op, ibqpx->wr_id,
+		       ibqpx->wr_flags & ~IBV_SEND_INLINE);
+	if (err) {
+		wr_fail(qp, err);
+		return NULL;
+	}
+	qp->wr_n++;
+	qp->wr_need_addr = qp->vqp.qp.qp_type == IBV_QPT_UD;
+	return e;
+}
+
+/* a builder of an RDMA or atomic operation */
+static struct mroce_sqe *wr_begin_remote(struct ibv_qp_ex *ibqpx,
+					 enum ibv_wr_opcode op, uint32_t rkey,
+					 uint64_t remote_addr)
+{
+	struct mroce_sqe *e = wr_begin(ibqpx, op);
+
+	if (e) {
+		e->rkey = rkey;
+		e->remote_addr = remote_addr;
+	}
+	return e;
+}
+
+/* a setter: the entry the last builder made, or NULL */
+static struct mroce_sqe *wr_cur(struct mroce_qp *qp)
+{
+	if (qp->wr_err)
+		return NULL;
+	if (!qp->wr_n) {
+		wr_fail(qp, EINVAL);	/* a setter before any builder */
+		return NULL;
+	}
+	return wr_last(qp);
+}
+
+static void mroce_wr_send(struct ibv_qp_ex *ibqpx)
+{
+	wr_begin(ibqpx, IBV_WR_SEND);
+}
+
+static void mroce_wr_send_imm(struct ibv_qp_ex *ibqpx, __be32 imm_data)
+{
+	struct mroce_sqe *e = wr_begin(ibqpx, IBV_WR_SEND_WITH_IMM);
+
+	if (e)
+		e->imm_data = imm_data;
+}
+
+static void mroce_wr_rdma_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				uint64_t remote_addr)
+{
+	wr_begin_remote(ibqpx, IBV_WR_RDMA_WRITE, rkey, remote_addr);
+}
+
+static void mroce_wr_rdma_write_imm(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				    uint64_t remote_addr, __be32 imm_data)
+{
+	struct mroce_sqe *e = wr_begin_remote(ibqpx, IBV_WR_RDMA_WRITE_WITH_IMM,
+					      rkey, remote_addr);
+
+	if (e)
+		e->imm_data = imm_data;
+}
+
+static void mroce_wr_rdma_read(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	wr_begin_remote(ibqpx, IBV_WR_RDMA_READ, rkey, remote_addr);
+}
+
+static void mroce_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				    uint64_t remote_addr, uint64_t compare,
+				    uint64_t swap)
+{
+	struct mroce_sqe *e = wr_begin_remote(ibqpx, IBV_WR_ATOMIC_CMP_AND_SWP,
+					      rkey, remote_addr);
+
+	if (e) {
+		e->compare_add = compare;
+		e->swap = swap;
+	}
+}
+
+static void mroce_wr_atomic_fetch_add(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				      uint64_t remote_addr, uint64_t add)
+{
+	struct mroce_sqe *e = wr_begin_remote(ibqpx,
+					      IBV_WR_ATOMIC_FETCH_AND_ADD,
+					      rkey, remote_addr);
+
+	if (e)
+		e->compare_add = add;
+}
+
+static void mroce_wr_set_ud_addr(struct ibv_qp_ex *ibqpx, struct ibv_ah *ah,
+				 uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqpx);
+	struct mroce_sqe *e = wr_cur(qp);
+
+	if (!e)
+		return;
+	if (qp->vqp.qp.qp_type != IBV_QPT_UD || !ah) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	e->ah = to_mroce_ah(ah)->id;
+	e->remote_qpn = remote_qpn;
+	e->remote_qkey = remote_qkey;
+	qp->wr_need_addr = false;
+}
+
+static void mroce_wr_set_sge_list(struct ibv_qp_ex *ibqpx, size_t num_sge,
+				  const struct ibv_sge *sg_list)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqpx);
+	struct mroce_sqe *e = wr_cur(qp);
+	int err;
+
+	if (!e)
+		return;
+	e->send_flags &= ~IBV_SEND_INLINE;
+	e->length = 0;
+	err = sqe_set_sges(qp, e, sg_list, num_sge);
+	if (err)
+		wr_fail(qp, err);
+}
+
+static void mroce_wr_set_sge(struct ibv_qp_ex *ibqpx, uint32_t lkey,
+			     uint64_t addr, uint32_t length)
+{
+	const struct ibv_sge sge = {
+		.addr = addr, .length = length, .lkey = lkey,
+	};
+
+	mroce_wr_set_sge_list(ibqpx, 1, &sge);
+}
+
+static void mroce_wr_set_inline_data_list(struct ibv_qp_ex *ibqpx,
+					  size_t num_buf,
+					  const struct ibv_data_buf *buf_list)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqpx);
+	struct mroce_sqe *e = wr_cur(qp);
+	size_t i;
+	int err = 0;
+
+	if (!e)
+		return;
+	if (!inline_ok(e->opcode)) {
+		wr_fail(qp, EINVAL);
+		return;
+	}
+	e->send_flags |= IBV_SEND_INLINE;
+	e->num_sge = 0;
+	e->length = 0;
+	for (i = 0; i < num_buf && !err; i++)
+		err = sqe_add_inline(qp, e, buf_list[i].addr,
+				     buf_list[i].length);
+	if (err)
+		wr_fail(qp, err);
+}
+
+static void mroce_wr_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
+				     size_t length)
+{
+	const struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	mroce_wr_set_inline_data_list(ibqpx, 1, &buf);
+}
+
+/*
+ * What mroce does not offer: creating a QP that asks for these fails with
+ * EOPNOTSUPP; called anyway, they fail the session the same way.
+ */
+static void mroce_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
+			     uint32_t rkey,
+			     const struct ibv_mw_bind_info *bind_info)
+{
+	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_local_inv(struct ibv_qp_ex *ibqpx,
+			       uint32_t invalidate_rkey)
+{
+	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_send_inv(struct ibv_qp_ex *ibqpx,
+			      uint32_t invalidate_rkey)
+{
+	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
+			      uint16_t hdr_sz, uint16_t mss)
+{
+	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
+				  uint32_t remote_srqn)
+{
+	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
+				  uint64_t remote_addr, const void *atomic_wr)
+{
+	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+}
+
+static void mroce_wr_start(struct ibv_qp_ex *ibqpx)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqpx);
+
+	pthread_spin_lock(&qp->sq.lock);
+	qp->wr_n = 0;
+	qp->wr_err = qp->vqp.qp.state == IBV_QPS_RESET ? EINVAL : 0;
+	qp->wr_need_addr = false;
+}
+
+static int mroce_wr_complete(struct ibv_qp_ex *ibqpx)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqpx);
+	int err, db_err;
+
+	if (qp->wr_need_addr)
+		wr_fail(qp, EINVAL);
+	err = qp->wr_err;
+	db_err = sq_commit(qp, err ? 0 : qp->wr_n);
+	return err ? err : db_err;
+}
+
+static void mroce_wr_abort(struct ibv_qp_ex *ibqpx)
+{
+	pthread_spin_unlock(&to_mroce_qp(ibqpx)->sq.lock);
+}
+
+/* every op, whatever send_ops_flags asked for: check_opcode() decides */
+void mroce_qp_ex_init(struct mroce_qp *qp)
+{
+	struct ibv_qp_ex *x = &qp->vqp.qp_ex;
+
+	x->wr_atomic_cmp_swp = mroce_wr_atomic_cmp_swp;
+	x->wr_atomic_fetch_add = mroce_wr_atomic_fetch_add;
+	x->wr_bind_mw = mroce_wr_bind_mw;
+	x->wr_local_inv = mroce_wr_local_inv;
+	x->wr_rdma_read = mroce_wr_rdma_read;
+	x->wr_rdma_write = mroce_wr_rdma_write;
+	x->wr_rdma_write_imm = mroce_wr_rdma_write_imm;
+	x->wr_send = mroce_wr_send;
+	x->wr_send_imm = mroce_wr_send_imm;
+	x->wr_send_inv = mroce_wr_send_inv;
+	x->wr_send_tso = mroce_wr_send_tso;
+	x->wr_set_ud_addr = mroce_wr_set_ud_addr;
+	x->wr_set_xrc_srqn = mroce_wr_set_xrc_srqn;
+	x->wr_set_inline_data = mroce_wr_set_inline_data;
+	x->wr_set_inline_data_list = mroce_wr_set_inline_data_list;
+	x->wr_set_sge = mroce_wr_set_sge;
+	x->wr_set_sge_list = mroce_wr_set_sge_list;
+	x->wr_start = mroce_wr_start;
+	x->wr_complete = mroce_wr_complete;
+	x->wr_abort = mroce_wr_abort;
+	x->wr_atomic_write = mroce_wr_atomic_write;
+	qp->vqp.comp_mask |= VERBS_QP_EX;
 }
 
 /* ---- RQ and SRQ ----------------------------------------------------------- */
@@ -255,9 +613,10 @@ int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	struct mroce_qp *qp = to_mroce_qp(ibqp);
 	int err;
 
-	if (!qp->rq.map) {
+	/* the QP receives from an SRQ, or is in RESET (C10-97.2.1) */
+	if (!qp->rq.map || ibqp->state == IBV_QPS_RESET) {
 		*bad = wr;
-		return EINVAL;		/* the QP receives from an SRQ */
+		return EINVAL;
 	}
 	err = post_rqes(&qp->rq, qp->max_recv_sge, wr, bad);
 	/* receives are taken as messages arrive; a QP in error flushes them */

@@ -139,8 +139,9 @@ struct mroce_create_qp_resp_all {
 	struct mroce_create_qp_resp drv;
 };
 
-struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
-			       struct ibv_qp_init_attr *attr)
+/* the QP with its rings mapped; NULL with errno set */
+static struct mroce_qp *create_qp(struct ibv_pd *ibpd,
+				  struct ibv_qp_init_attr *attr)
 {
 	struct mroce_create_qp_resp_all resp = {};
 	struct ibv_context *ibctx = ibpd->context;
@@ -157,7 +158,7 @@ struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = ibv_cmd_create_qp(ibpd, &qp->ibv_qp, attr, &cmd, sizeof(cmd),
+	err = ibv_cmd_create_qp(ibpd, &qp->vqp.qp, attr, &cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
@@ -182,16 +183,100 @@ struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
 	attr->cap.max_send_sge = resp.drv.max_send_sge;
 	attr->cap.max_recv_sge = attr->srq ? 0 : resp.drv.max_recv_sge;
 	attr->cap.max_inline_data = resp.drv.max_inline;
-	return &qp->ibv_qp;
+	return qp;
 
 err_unmap:
 	uring_unmap(&qp->sq);
 err_destroy:
-	ibv_cmd_destroy_qp(&qp->ibv_qp);
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_free:
 	free(qp);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
+			       struct ibv_qp_init_attr *attr)
+{
+	struct mroce_qp *qp = create_qp(ibpd, attr);
+
+	return qp ? &qp->vqp.qp : NULL;
+}
+
+enum {
+	MROCE_QP_COMP_MASK = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+	MROCE_UD_SEND_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
+	MROCE_RC_SEND_OPS = MROCE_UD_SEND_OPS |
+			    IBV_QP_EX_WITH_RDMA_WRITE |
+			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+			    IBV_QP_EX_WITH_RDMA_READ |
+			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+};
+
+/*
+ * What ibv_create_qp_ex() may ask of mroce. As rxe and efa answer: a
+ * feature mroce lacks (XRC, RSS, TSO, create flags, memory windows,
+ * invalidation, ATOMIC_WRITE, an unknown comp_mask or send_ops_flags bit)
+ * is EOPNOTSUPP; a request without its PD is EINVAL.
+ */
+static int check_qp_init_attr_ex(struct mroce_context *ctx,
+				 const struct ibv_qp_init_attr_ex *attr)
+{
+	uint64_t ops = attr->qp_type == IBV_QPT_RC ? MROCE_RC_SEND_OPS :
+		       MROCE_UD_SEND_OPS;
+
+	if (attr->comp_mask & ~MROCE_QP_COMP_MASK) {
+		mroce_err(&ctx->vctx, "unsupported comp_mask %#x\n",
+			  attr->comp_mask);
+		return EOPNOTSUPP;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
+		return EINVAL;
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
+	    attr->create_flags)
+		return EOPNOTSUPP;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS &&
+	    attr->send_ops_flags & ~ops) {
+		mroce_err(&ctx->vctx, "unsupported send_ops_flags %#llx\n",
+			  (unsigned long long)(attr->send_ops_flags & ~ops));
+		return EOPNOTSUPP;
+	}
+	return 0;
+}
+
+struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ibctx,
+				  struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_init_attr base;
+	struct mroce_qp *qp;
+	int err;
+
+	err = check_qp_init_attr_ex(to_mroce_ctx(ibctx), attr);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	base = (struct ibv_qp_init_attr){
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+	};
+	qp = create_qp(attr->pd, &base);
+	if (!qp)
+		return NULL;
+	attr->cap = base.cap;
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)
+		mroce_qp_ex_init(qp);
+	return &qp->vqp.qp;
 }
 
 int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,

@@ -1,0 +1,829 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mroce-wr-check: the extended QP (ibv_create_qp_ex, ibv_qp_ex, ibv_wr_*)
+ * end to end, between two devices (or one, twice) in one process. Built by
+ * `make tools` into build/tests/, run in the guest (tests/vm/wr-check.sh).
+ *
+ *	mroce-wr-check DEV_A GIDX_A DEV_B GIDX_B
+ *
+ * GIDX_*: the RoCE v2 GID index each device sends from. QPs on DEV_A post
+ * with ibv_wr_* to QPs on DEV_B (RC and UD) and every result is checked on
+ * both sides: the data that arrived or was read, the completions (opcode,
+ * status, byte_len, immediate, wr_id). Also checked: which create requests
+ * fail and with which errno (EOPNOTSUPP for what mroce lacks, EINVAL for
+ * what is malformed), that failed and aborted sessions post nothing, that
+ * a session after one works, and that a QP in RESET takes nothing. Prints "ok"/"not ok" per check, then
+ * "N passed, N failed"; exit 1 on any failure, 2 when setup fails.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <infiniband/verbs.h>
+
+#define BUF	65536
+#define QKEY	0x11111111u
+#define TMO_MS	5000
+
+static int passed, failed;
+
+static void check(int cond, const char *what)
+{
+	printf("%s - %s\n", cond ? "ok" : "not ok", what);
+	if (cond)
+		passed++;
+	else
+		failed++;
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "setup: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;
+	union ibv_gid gid;
+	int gidx;
+	enum ibv_mtu mtu;
+};
+
+static void side_open(struct side *s, const char *name, int gidx)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_port_attr port;
+	int i;
+
+	if (!list)
+		die("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (!list[i]) {
+		errno = ENODEV;
+		die(name);
+	}
+	s->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!s->ctx)
+		die("ibv_open_device");
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, 256, NULL, NULL, 0);
+	s->buf = aligned_alloc(4096, BUF);
+	if (!s->pd || !s->cq || !s->buf)
+		die("PD, CQ or buffer");
+	memset(s->buf, 0, BUF);
+	s->mr = ibv_reg_mr(s->pd, s->buf, BUF, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC);
+	if (!s->mr)
+		die("ibv_reg_mr");
+	if (ibv_query_port(s->ctx, 1, &port) ||
+	    ibv_query_gid(s->ctx, 1, gidx, &s->gid))
+		die("port or GID");
+	s->gidx = gidx;
+	s->mtu = port.active_mtu;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000ull + t.tv_nsec / 1000000;
+}
+
+/* one completion from @cq within @ms, 0 if none came */
+static int poll1(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int ms)
+{
+	const struct timespec nap = { 0, 200000 };
+	uint64_t end = now_ms() + ms;
+	int n;
+
+	do {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n)
+			return n;
+		nanosleep(&nap, NULL);
+	} while (now_ms() < end);
+	return 0;
+}
+
+/* the next completion is @wr_id, successful, of @opcode */
+static int expect_wc(struct ibv_cq *cq, uint64_t wr_id,
+		     enum ibv_wc_opcode opcode, struct ibv_wc *wc)
+{
+	if (poll1(cq, wc, TMO_MS) != 1) {
+		printf("#   no completion for wr_id %#llx\n",
+		       (unsigned long long)wr_id);
+		return 0;
+	}
+	if (wc->status != IBV_WC_SUCCESS || wc->wr_id != wr_id ||
+	    wc->opcode != opcode) {
+		printf("#   wc wr_id %#llx status %s opcode %d, want %#llx opcode %d\n",
+		       (unsigned long long)wc->wr_id,
+		       ibv_wc_status_str(wc->status), wc->opcode,
+		       (unsigned long long)wr_id, opcode);
+		return 0;
+	}
+	return 1;
+}
+
+static int cq_empty(struct ibv_cq *cq, unsigned int ms)
+{
+	struct ibv_wc wc;
+
+	return !poll1(cq, &wc, ms);
+}
+
+static void post_recv(struct ibv_qp *qp, struct side *s, uint64_t wr_id,
+		      uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)s->buf + off, .length = len,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				  .num_sge = 1 }, *bad;
+
+	if (ibv_post_recv(qp, &wr, &bad))
+		die("ibv_post_recv");
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}
+
+/* ---- QPs ------------------------------------------------------------------ */
+
+/* @cap (if not NULL): what the QP got */
+static struct ibv_qp *qp_ex(struct side *s, enum ibv_qp_type type,
+			    uint64_t ops, struct ibv_qp_cap *cap)
+{
+	struct ibv_qp *qp;
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = s->cq, .recv_cq = s->cq,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 64,
+			 .max_send_sge = 4, .max_recv_sge = 4,
+			 .max_inline_data = 64 },
+		.qp_type = type,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = s->pd,
+		.send_ops_flags = ops,
+	};
+
+	qp = ibv_create_qp_ex(s->ctx, &a);
+	if (cap)
+		*cap = a.cap;
+	return qp;
+}
+
+static struct ibv_qp *qp_legacy(struct side *s, enum ibv_qp_type type)
+{
+	struct ibv_qp_init_attr a = {
+		.send_cq = s->cq, .recv_cq = s->cq,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
+			 .max_send_sge = 4, .max_recv_sge = 4 },
+		.qp_type = type,
+	};
+
+	return ibv_create_qp(s->pd, &a);
+}
+
+static void rc_connect(struct ibv_qp *qp, struct side *s, uint32_t dqpn,
+		       const union ibv_gid *dgid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("RC INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = s->mtu;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = s->gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		die("RC RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 4;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		die("RC RTS");
+}
+
+static void ud_ready(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_QKEY))
+		die("UD INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		die("UD RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("UD RTS");
+}
+
+/* ---- create ---------------------------------------------------------------- */
+
+/* ibv_create_qp_ex(@a with @comp_mask, @ops) fails with @want */
+static void create_fails(struct side *s, enum ibv_qp_type type,
+			 uint32_t comp_mask, uint64_t ops, uint32_t flags,
+			 int want, const char *what)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = s->cq, .recv_cq = s->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = type,
+		.comp_mask = comp_mask,
+		.pd = s->pd,
+		.create_flags = flags,
+		.send_ops_flags = ops,
+	};
+	struct ibv_qp *qp;
+	char desc[160];
+
+	errno = 0;
+	qp = ibv_create_qp_ex(s->ctx, &a);
+	snprintf(desc, sizeof(desc), "create_qp_ex %s fails with %s%s%s",
+		 what, strerror(want), qp || errno == want ? "" : ", got ",
+		 qp || errno == want ? "" : strerror(errno));
+	check(!qp && errno == want, desc);
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+enum {
+	PD_OPS = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+	RC_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		 IBV_QP_EX_WITH_RDMA_WRITE |
+		 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+	UD_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
+};
+
+static void check_create(struct side *s)
+{
+	struct ibv_qp_init_attr_ex a = {
+		.send_cq = s->cq, .recv_cq = s->cq,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		.pd = s->pd,
+	};
+	struct ibv_cq_init_attr_ex cqa = { .cqe = 16 };
+	struct ibv_device_attr_ex dev;
+	struct ibv_qp *qp;
+	struct ibv_cq_ex *cqx;
+
+	qp = qp_ex(s, IBV_QPT_RC, RC_OPS, NULL);
+	check(qp && ibv_qp_to_qp_ex(qp), "create_qp_ex RC with every RC op");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = qp_ex(s, IBV_QPT_UD, UD_OPS, NULL);
+	check(qp && ibv_qp_to_qp_ex(qp), "create_qp_ex UD with SEND, SEND_WITH_IMM");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = ibv_create_qp_ex(s->ctx, &a);
+	check(qp && !ibv_qp_to_qp_ex(qp) && a.cap.max_send_wr >= 8,
+	      "create_qp_ex with create_flags 0, no send ops: a plain QP, caps returned");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = qp_legacy(s, IBV_QPT_RC);
+	check(qp && !ibv_qp_to_qp_ex(qp), "ibv_create_qp: no ibv_qp_ex");
+	if (qp)
+		ibv_destroy_qp(qp);
+
+	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_BIND_MW, 0,
+		     EOPNOTSUPP, "RC WITH_BIND_MW");
+	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_LOCAL_INV, 0,
+		     EOPNOTSUPP, "RC WITH_LOCAL_INV");
+	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_SEND_WITH_INV, 0,
+		     EOPNOTSUPP, "RC WITH_SEND_WITH_INV");
+	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_ATOMIC_WRITE, 0,
+		     EOPNOTSUPP, "RC WITH_ATOMIC_WRITE");
+	create_fails(s, IBV_QPT_UD, PD_OPS, IBV_QP_EX_WITH_TSO, 0,
+		     EOPNOTSUPP, "UD WITH_TSO");
+	create_fails(s, IBV_QPT_UD, PD_OPS, IBV_QP_EX_WITH_RDMA_WRITE, 0,
+		     EOPNOTSUPP, "UD WITH_RDMA_WRITE");
+	create_fails(s, IBV_QPT_RC, PD_OPS, 1ull << 40, 0,
+		     EOPNOTSUPP, "RC unknown send op");
+	create_fails(s, IBV_QPT_UC, PD_OPS, IBV_QP_EX_WITH_SEND, 0,
+		     EOPNOTSUPP, "UC");
+	create_fails(s, IBV_QPT_RC, PD_OPS | IBV_QP_INIT_ATTR_XRCD,
+		     IBV_QP_EX_WITH_SEND, 0, EOPNOTSUPP, "with XRCD");
+	create_fails(s, IBV_QPT_RC, PD_OPS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER,
+		     IBV_QP_EX_WITH_SEND, 0, EOPNOTSUPP, "with MAX_TSO_HEADER");
+	create_fails(s, IBV_QPT_RC, PD_OPS | IBV_QP_INIT_ATTR_RX_HASH,
+		     IBV_QP_EX_WITH_SEND, 0, EOPNOTSUPP, "with RX_HASH");
+	create_fails(s, IBV_QPT_RC, PD_OPS | (1u << 20),
+		     IBV_QP_EX_WITH_SEND, 0, EOPNOTSUPP, "unknown comp_mask bit");
+	create_fails(s, IBV_QPT_UD, PD_OPS | IBV_QP_INIT_ATTR_CREATE_FLAGS,
+		     IBV_QP_EX_WITH_SEND, IBV_QP_CREATE_SCATTER_FCS,
+		     EOPNOTSUPP, "create_flags SCATTER_FCS");
+	create_fails(s, IBV_QPT_RC, IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		     IBV_QP_EX_WITH_SEND, 0, EINVAL, "without a PD");
+
+	errno = 0;
+	cqx = ibv_create_cq_ex(s->ctx, &cqa);
+	check(!cqx && errno == EOPNOTSUPP, "ibv_create_cq_ex fails with EOPNOTSUPP");
+	if (cqx)
+		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+	memset(&dev, 0, sizeof(dev));
+	check(!ibv_query_device_ex(s->ctx, NULL, &dev) &&
+	      dev.orig_attr.max_qp_wr > 0, "ibv_query_device_ex");
+	printf("#   atomic_cap %d, max_sge %d, device_cap_flags %#x\n",
+	       dev.orig_attr.atomic_cap, dev.orig_attr.max_sge,
+	       dev.orig_attr.device_cap_flags);
+}
+
+/* ---- RC -------------------------------------------------------------------- */
+
+/* wr_complete's result is @want and nothing was sent */
+static void session_fails(struct ibv_qp_ex *x, struct side *a, int want,
+			  const char *what)
+{
+	int ret = ibv_wr_complete(x);
+	char desc[160];
+
+	snprintf(desc, sizeof(desc), "%s: wr_complete %s (got %s), nothing posted",
+		 what, strerror(want), strerror(ret));
+	check(ret == want && cq_empty(a->cq, 100), desc);
+}
+
+static void check_rc(struct side *a, struct side *b)
+{
+	struct ibv_qp_cap cap;
+	struct ibv_qp *qa = qp_ex(a, IBV_QPT_RC, RC_OPS, &cap);
+	struct ibv_qp *qb = qp_legacy(b, IBV_QPT_RC);
+	struct ibv_qp_ex *x = qa ? ibv_qp_to_qp_ex(qa) : NULL;
+	uint64_t rb = (uintptr_t)b->buf, la = (uintptr_t)a->buf;
+	uint32_t rkey = b->mr->rkey, lkey = a->mr->lkey;
+	struct ibv_wc wc;
+	int ok, i, n;
+
+	if (!x || !qb)
+		die("RC QPs");
+	printf("#   RC QP %u -> %u: max_send_wr %u, max_send_sge %u, max_inline_data %u\n",
+	       qa->qp_num, qb->qp_num, cap.max_send_wr, cap.max_send_sge,
+	       cap.max_inline_data);
+	rc_connect(qa, a, qb->qp_num, &b->gid);
+	rc_connect(qb, b, qa->qp_num, &a->gid);
+
+	/* SEND, one SGE */
+	fill(a->buf, 4096, 1);
+	post_recv(qb, b, 100, 0, 8192);
+	ibv_wr_start(x);
+	x->wr_id = 1;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 4096);
+	check(!ibv_wr_complete(x), "RC wr_send: wr_complete");
+	ok = expect_wc(a->cq, 1, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 100, IBV_WC_RECV, &wc) && wc.byte_len == 4096 &&
+	      !(wc.wc_flags & IBV_WC_WITH_IMM);
+	check(ok && !memcmp(a->buf, b->buf, 4096), "RC wr_send: 4 KiB arrived");
+
+	/* SEND with immediate */
+	fill(a->buf, 100, 2);
+	post_recv(qb, b, 101, 0, 8192);
+	ibv_wr_start(x);
+	x->wr_id = 2;
+	ibv_wr_send_imm(x, htonl(0xdeadbeef));
+	ibv_wr_set_sge(x, lkey, la, 100);
+	check(!ibv_wr_complete(x), "RC wr_send_imm: wr_complete");
+	ok = expect_wc(a->cq, 2, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 101, IBV_WC_RECV, &wc) && wc.byte_len == 100 &&
+	      wc.wc_flags & IBV_WC_WITH_IMM && wc.imm_data == htonl(0xdeadbeef);
+	check(ok && !memcmp(a->buf, b->buf, 100), "RC wr_send_imm: data and immediate");
+
+	/* RDMA WRITE */
+	fill(a->buf, 6000, 3);
+	ibv_wr_start(x);
+	x->wr_id = 3;
+	ibv_wr_rdma_write(x, rkey, rb + 8192);
+	ibv_wr_set_sge(x, lkey, la, 6000);
+	check(!ibv_wr_complete(x), "RC wr_rdma_write: wr_complete");
+	ok = expect_wc(a->cq, 3, IBV_WC_RDMA_WRITE, &wc);
+	check(ok && !memcmp(a->buf, b->buf + 8192, 6000), "RC wr_rdma_write: data written");
+
+	/* RDMA WRITE with immediate: consumes a receive */
+	fill(a->buf, 300, 4);
+	post_recv(qb, b, 102, 0, 16);
+	ibv_wr_start(x);
+	x->wr_id = 4;
+	ibv_wr_rdma_write_imm(x, rkey, rb + 16384, htonl(42));
+	ibv_wr_set_sge(x, lkey, la, 300);
+	check(!ibv_wr_complete(x), "RC wr_rdma_write_imm: wr_complete");
+	ok = expect_wc(a->cq, 4, IBV_WC_RDMA_WRITE, &wc);
+	ok &= expect_wc(b->cq, 102, IBV_WC_RECV_RDMA_WITH_IMM, &wc) &&
+	      wc.wc_flags & IBV_WC_WITH_IMM && wc.imm_data == htonl(42);
+	check(ok && !memcmp(a->buf, b->buf + 16384, 300),
+	      "RC wr_rdma_write_imm: data, immediate, receive consumed");
+
+	/* RDMA READ */
+	fill(b->buf + 20000, 5000, 5);
+	memset(a->buf + 20000, 0, 5000);
+	ibv_wr_start(x);
+	x->wr_id = 5;
+	ibv_wr_rdma_read(x, rkey, rb + 20000);
+	ibv_wr_set_sge(x, lkey, la + 20000, 5000);
+	check(!ibv_wr_complete(x), "RC wr_rdma_read: wr_complete");
+	ok = expect_wc(a->cq, 5, IBV_WC_RDMA_READ, &wc) && wc.byte_len == 5000;
+	check(ok && !memcmp(a->buf + 20000, b->buf + 20000, 5000),
+	      "RC wr_rdma_read: data read");
+
+	/* atomics on b's 8 bytes at 32768, old values into a's at 32768 */
+	*(uint64_t *)(b->buf + 32768) = 1000;
+	ibv_wr_start(x);
+	x->wr_id = 6;
+	ibv_wr_atomic_cmp_swp(x, rkey, rb + 32768, 1000, 2000);
+	ibv_wr_set_sge(x, lkey, la + 32768, 8);
+	x->wr_id = 7;
+	ibv_wr_atomic_cmp_swp(x, rkey, rb + 32768, 1000, 3000);
+	ibv_wr_set_sge(x, lkey, la + 32776, 8);
+	x->wr_id = 8;
+	ibv_wr_atomic_fetch_add(x, rkey, rb + 32768, 5);
+	ibv_wr_set_sge(x, lkey, la + 32784, 8);
+	check(!ibv_wr_complete(x), "RC atomics: wr_complete (3 WRs)");
+	ok = expect_wc(a->cq, 6, IBV_WC_COMP_SWAP, &wc);
+	ok &= expect_wc(a->cq, 7, IBV_WC_COMP_SWAP, &wc);
+	ok &= expect_wc(a->cq, 8, IBV_WC_FETCH_ADD, &wc);
+	check(ok && *(uint64_t *)(a->buf + 32768) == 1000,
+	      "RC wr_atomic_cmp_swp: swapped, old value returned");
+	check(ok && *(uint64_t *)(a->buf + 32776) == 2000,
+	      "RC wr_atomic_cmp_swp: no swap when unequal, old value returned");
+	check(ok && *(uint64_t *)(a->buf + 32784) == 2000 &&
+	      *(uint64_t *)(b->buf + 32768) == 2005,
+	      "RC wr_atomic_fetch_add: added, old value returned");
+
+	/* inline SEND: the buffer is ours again once wr_complete returns */
+	fill(a->buf + 40000, 64, 9);
+	memcpy(a->buf + 41000, a->buf + 40000, 64);
+	post_recv(qb, b, 103, 0, 8192);
+	ibv_wr_start(x);
+	x->wr_id = 9;
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, a->buf + 40000, 64);
+	n = ibv_wr_complete(x);
+	memset(a->buf + 40000, 0xee, 64);
+	check(!n, "RC inline wr_send: wr_complete");
+	ok = expect_wc(a->cq, 9, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 103, IBV_WC_RECV, &wc) && wc.byte_len == 64;
+	check(ok && !memcmp(b->buf, a->buf + 41000, 64),
+	      "RC wr_set_inline_data: copied at posting");
+
+	/* inline list into an RDMA WRITE */
+	{
+		struct ibv_data_buf l[3] = {
+			{ a->buf + 42000, 10 }, { a->buf + 42100, 1 },
+			{ a->buf + 42200, 40 },
+		};
+		uint8_t want[51];
+
+		fill(a->buf + 42000, 300, 10);
+		memcpy(want, a->buf + 42000, 10);
+		memcpy(want + 10, a->buf + 42100, 1);
+		memcpy(want + 11, a->buf + 42200, 40);
+		ibv_wr_start(x);
+		x->wr_id = 10;
+		ibv_wr_rdma_write(x, rkey, rb + 44000);
+		ibv_wr_set_inline_data_list(x, 3, l);
+		check(!ibv_wr_complete(x), "RC inline list wr_rdma_write: wr_complete");
+		ok = expect_wc(a->cq, 10, IBV_WC_RDMA_WRITE, &wc);
+		check(ok && !memcmp(b->buf + 44000, want, 51),
+		      "RC wr_set_inline_data_list: 3 pieces concatenated");
+	}
+
+	/* SGE list */
+	{
+		struct ibv_sge l[3] = {
+			{ la + 46000, 100, lkey }, { la + 47000, 1, lkey },
+			{ la + 48000, 2000, lkey },
+		};
+		uint8_t want[2101];
+
+		fill(a->buf + 46000, 4000, 11);
+		memcpy(want, a->buf + 46000, 100);
+		memcpy(want + 100, a->buf + 47000, 1);
+		memcpy(want + 101, a->buf + 48000, 2000);
+		post_recv(qb, b, 104, 0, 8192);
+		ibv_wr_start(x);
+		x->wr_id = 11;
+		ibv_wr_send(x);
+		ibv_wr_set_sge_list(x, 3, l);
+		check(!ibv_wr_complete(x), "RC wr_set_sge_list: wr_complete");
+		ok = expect_wc(a->cq, 11, IBV_WC_SEND, &wc);
+		ok &= expect_wc(b->cq, 104, IBV_WC_RECV, &wc) &&
+		      wc.byte_len == 2101;
+		check(ok && !memcmp(b->buf, want, 2101),
+		      "RC wr_set_sge_list: 3 SGEs concatenated");
+	}
+
+	/* a batch of 8, only the last signaled */
+	for (i = 0; i < 8; i++)
+		post_recv(qb, b, 200 + i, 1024 * i, 1024);
+	fill(a->buf, 8 * 512, 12);
+	ibv_wr_start(x);
+	for (i = 0; i < 8; i++) {
+		x->wr_id = 20 + i;
+		x->wr_flags = i == 7 ? IBV_SEND_SIGNALED : 0;
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, lkey, la + 512 * i, 512);
+	}
+	check(!ibv_wr_complete(x), "RC batch of 8 sends: wr_complete");
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ok = expect_wc(a->cq, 27, IBV_WC_SEND, &wc) && cq_empty(a->cq, 50);
+	for (i = 0; i < 8 && ok; i++)
+		ok = expect_wc(b->cq, 200 + i, IBV_WC_RECV, &wc) &&
+		     wc.byte_len == 512 &&
+		     !memcmp(b->buf + 1024 * i, a->buf + 512 * i, 512);
+	check(ok, "RC batch of 8: one completion, 8 messages in order");
+
+	/* wr_abort posts nothing; the next session does */
+	post_recv(qb, b, 105, 0, 8192);
+	ibv_wr_start(x);
+	x->wr_id = 12;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 10);
+	ibv_wr_abort(x);
+	check(cq_empty(a->cq, 200) && cq_empty(b->cq, 1),
+	      "RC wr_abort: nothing posted");
+
+	/* failed sessions post nothing */
+	ibv_wr_start(x);
+	x->wr_id = 13;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 10);
+	x->wr_id = 14;
+	ibv_wr_send(x);
+	{
+		struct ibv_sge l[32];
+
+		for (i = 0; i < 32; i++)
+			l[i] = (struct ibv_sge){ la, 1, lkey };
+		ibv_wr_set_sge_list(x, 32, l);
+	}
+	session_fails(x, a, EINVAL, "RC too many SGEs");
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_inline_data(x, a->buf, cap.max_inline_data + 1);
+	session_fails(x, a, EINVAL, "RC inline data over max_inline_data");
+	ibv_wr_start(x);
+	ibv_wr_set_sge(x, lkey, la, 10);
+	session_fails(x, a, EINVAL, "RC setter before any builder");
+	ibv_wr_start(x);
+	ibv_wr_rdma_read(x, rkey, rb);
+	ibv_wr_set_inline_data(x, a->buf, 8);
+	session_fails(x, a, EINVAL, "RC inline data on an RDMA READ");
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, NULL, 1, QKEY);
+	session_fails(x, a, EINVAL, "RC wr_set_ud_addr");
+	ibv_wr_start(x);
+	for (i = 0; i <= (int)cap.max_send_wr; i++) {
+		ibv_wr_send(x);
+		ibv_wr_set_sge(x, lkey, la, 1);
+	}
+	session_fails(x, a, ENOMEM, "RC more WRs than the SQ holds");
+
+	/* what mroce does not offer, called anyway */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	x->wr_send_inv(x, 1);
+	session_fails(x, a, EOPNOTSUPP, "RC wr_send_inv");
+	ibv_wr_start(x);
+	x->wr_local_inv(x, 1);
+	session_fails(x, a, EOPNOTSUPP, "RC wr_local_inv");
+	ibv_wr_start(x);
+	x->wr_bind_mw(x, NULL, 1, NULL);
+	session_fails(x, a, EOPNOTSUPP, "RC wr_bind_mw");
+	ibv_wr_start(x);
+	{
+		uint64_t v = 1;
+
+		x->wr_atomic_write(x, rkey, rb, &v);
+	}
+	session_fails(x, a, EOPNOTSUPP, "RC wr_atomic_write");
+	ibv_wr_start(x);
+	x->wr_set_xrc_srqn(x, 1);
+	session_fails(x, a, EOPNOTSUPP, "RC wr_set_xrc_srqn");
+
+	/* after all that: the receive posted before the abort gets this one */
+	fill(a->buf, 77, 13);
+	ibv_wr_start(x);
+	x->wr_id = 15;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 77);
+	check(!ibv_wr_complete(x), "RC send after failed sessions: wr_complete");
+	ok = expect_wc(a->cq, 15, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 105, IBV_WC_RECV, &wc) && wc.byte_len == 77;
+	check(ok && !memcmp(a->buf, b->buf, 77) && cq_empty(b->cq, 50),
+	      "RC send after aborted and failed sessions: only it arrived");
+
+	/* ibv_post_send on the same QP, between sessions */
+	{
+		struct ibv_sge sge = { la, 33, lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = 16, .sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+
+		post_recv(qb, b, 106, 0, 8192);
+		ok = !ibv_post_send(qa, &wr, &bad);
+		ok &= expect_wc(a->cq, 16, IBV_WC_SEND, &wc);
+		ok &= expect_wc(b->cq, 106, IBV_WC_RECV, &wc) &&
+		      wc.byte_len == 33;
+		check(ok, "RC ibv_post_send on an extended QP");
+
+		/* a QP in RESET takes nothing */
+		{
+			struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
+			struct ibv_recv_wr rwr = { .wr_id = 1 }, *rbad;
+
+			if (ibv_modify_qp(qa, &r, IBV_QP_STATE))
+				die("RESET");
+			check(ibv_post_send(qa, &wr, &bad) == EINVAL,
+			      "RC RESET: ibv_post_send EINVAL");
+			check(ibv_post_recv(qa, &rwr, &rbad) == EINVAL,
+			      "RC RESET: ibv_post_recv EINVAL");
+			ibv_wr_start(x);
+			ibv_wr_send(x);
+			ibv_wr_set_sge(x, lkey, la, 8);
+			session_fails(x, a, EINVAL, "RC RESET");
+		}
+	}
+
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+}
+
+/* ---- UD -------------------------------------------------------------------- */
+
+#define GRH	40
+
+static void check_ud(struct side *a, struct side *b)
+{
+	struct ibv_qp *qa = qp_ex(a, IBV_QPT_UD, UD_OPS, NULL);
+	struct ibv_qp *qb = qp_legacy(b, IBV_QPT_UD);
+	struct ibv_qp_ex *x = qa ? ibv_qp_to_qp_ex(qa) : NULL;
+	struct ibv_ah_attr aha = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .dgid = b->gid, .sgid_index = a->gidx,
+			 .hop_limit = 1 },
+	};
+	uint64_t la = (uintptr_t)a->buf;
+	uint32_t lkey = a->mr->lkey;
+	struct ibv_ah *ah;
+	struct ibv_wc wc;
+	int ok;
+
+	if (!x || !qb)
+		die("UD QPs");
+	ud_ready(qa);
+	ud_ready(qb);
+	ah = ibv_create_ah(a->pd, &aha);
+	if (!ah)
+		die("ibv_create_ah");
+
+	/* SEND with an SGE */
+	fill(a->buf, 512, 20);
+	post_recv(qb, b, 300, 0, 2048);
+	ibv_wr_start(x);
+	x->wr_id = 30;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, qb->qp_num, QKEY);
+	ibv_wr_set_sge(x, lkey, la, 512);
+	check(!ibv_wr_complete(x), "UD wr_send: wr_complete");
+	ok = expect_wc(a->cq, 30, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 300, IBV_WC_RECV, &wc) &&
+	      wc.byte_len == GRH + 512 && wc.src_qp == qa->qp_num;
+	check(ok && !memcmp(b->buf + GRH, a->buf, 512),
+	      "UD wr_send + wr_set_ud_addr: arrived after the GRH, from our QP");
+
+	/* SEND with immediate, inline, address set after the data */
+	fill(a->buf, 48, 21);
+	post_recv(qb, b, 301, 0, 2048);
+	ibv_wr_start(x);
+	x->wr_id = 31;
+	ibv_wr_send_imm(x, htonl(7));
+	ibv_wr_set_inline_data(x, a->buf, 48);
+	ibv_wr_set_ud_addr(x, ah, qb->qp_num, QKEY);
+	check(!ibv_wr_complete(x), "UD inline wr_send_imm: wr_complete");
+	ok = expect_wc(a->cq, 31, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 301, IBV_WC_RECV, &wc) &&
+	      wc.byte_len == GRH + 48 && wc.wc_flags & IBV_WC_WITH_IMM &&
+	      wc.imm_data == htonl(7);
+	check(ok && !memcmp(b->buf + GRH, a->buf, 48),
+	      "UD inline wr_send_imm: data and immediate");
+
+	/* wrong qkey: dropped by the receiver, the sender completes */
+	post_recv(qb, b, 302, 0, 2048);
+	ibv_wr_start(x);
+	x->wr_id = 32;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, qb->qp_num, QKEY + 1);
+	ibv_wr_set_sge(x, lkey, la, 8);
+	check(!ibv_wr_complete(x) && expect_wc(a->cq, 32, IBV_WC_SEND, &wc) &&
+	      cq_empty(b->cq, 300), "UD wr_set_ud_addr: the qkey is the one set");
+
+	/* a UD WR without an address, RDMA on UD */
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 8);
+	session_fails(x, a, EINVAL, "UD send without wr_set_ud_addr (last WR)");
+	ibv_wr_start(x);
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 8);
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, qb->qp_num, QKEY);
+	session_fails(x, a, EINVAL, "UD send without wr_set_ud_addr (not last)");
+	ibv_wr_start(x);
+	ibv_wr_rdma_write(x, 1, 0);
+	session_fails(x, a, EINVAL, "UD wr_rdma_write");
+	ibv_wr_start(x);
+	x->wr_send_tso(x, a->buf, 40, 1000);
+	session_fails(x, a, EOPNOTSUPP, "UD wr_send_tso");
+
+	/* the receive left from the qkey test gets the next one */
+	fill(a->buf, 99, 22);
+	ibv_wr_start(x);
+	x->wr_id = 33;
+	ibv_wr_send(x);
+	ibv_wr_set_ud_addr(x, ah, qb->qp_num, QKEY);
+	ibv_wr_set_sge(x, lkey, la, 99);
+	check(!ibv_wr_complete(x), "UD send after failed sessions: wr_complete");
+	ok = expect_wc(a->cq, 33, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 302, IBV_WC_RECV, &wc) &&
+	      wc.byte_len == GRH + 99;
+	check(ok && !memcmp(b->buf + GRH, a->buf, 99) && cq_empty(b->cq, 50),
+	      "UD send after failed sessions: only it arrived");
+
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+}
+
+int main(int argc, char **argv)
+{
+	struct side a = {}, b = {};
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s DEV_A GIDX_A DEV_B GIDX_B\n",
+			argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	side_open(&a, argv[1], atoi(argv[2]));
+	side_open(&b, argv[3], atoi(argv[4]));
+	check_create(&a);
+	check_rc(&a, &b);
+	check_ud(&a, &b);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

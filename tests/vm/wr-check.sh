@@ -1,0 +1,46 @@
+# shellcheck shell=bash
+# Guest test of the extended QP (ibv_create_qp_ex, ibv_wr_*): mroce-wr-check
+# between two mroce devices in two network namespaces (topo_netns), then
+# the applications that use it (ibv_rc_pingpong -N) next to the same ones on
+# the old API and perftest, to show nothing regressed.
+#
+#   scripts/vm/run-guest.sh -P -t 200 tests/vm/wr-check.sh
+. /mnt/host/lib.sh
+PAIR_LOG=${RIG_OUT:-/tmp}/wr-check	# pair logs: scripts/vm/runs/NAME/share/out/wr-check/
+. /mnt/host/topo.sh
+
+t_ok "install mroce" mroce_install
+t_ok "load modules" driver_load mroce
+topo_netns mroce || { echo "not ok - topology"; exit 1; }
+t_ok "both ports ACTIVE" t_wait 10 bash -c "grep -q ACTIVE /sys/class/infiniband/$C_DEV/ports/1/state && grep -q ACTIVE /sys/class/infiniband/$S_DEV/ports/1/state"
+t_ok "IPv4 RoCE v2 GIDs" t_wait 10 bash -c ". /mnt/host/topo.sh; gid_index $C_DEV $C_IP && gid_index $S_DEV $S_IP"
+CG=$(gid_index "$C_DEV" "$C_IP") SG=$(gid_index "$S_DEV" "$S_IP")
+
+# the checker opens both devices from init_net (rdma netns mode shared)
+echo "# mroce-wr-check $C_DEV $CG $S_DEV $SG"
+timeout 120 mroce-wr-check "$C_DEV" "$CG" "$S_DEV" "$SG" | tee /tmp/wr-check.out |
+	grep -v '^ok - ' | sed 's/^/#   /'
+grep -q '^[0-9]* passed, 0 failed$' /tmp/wr-check.out &&
+	echo "ok - mroce-wr-check ($(tail -1 /tmp/wr-check.out))" && T_PASS=$((T_PASS + 1)) ||
+	{ echo "not ok - mroce-wr-check"; T_FAIL=$((T_FAIL + 1)); }
+
+C=(-d "$C_DEV") S=(-d "$S_DEV")
+t_ok "ibv_rc_pingpong (old API)" pair rc 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -c -- \
+	ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$S_IP"
+t_ok "ibv_rc_pingpong -N (new post send API)" pair rc-N 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -c -N -- \
+	ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c -N "$S_IP"
+t_ok "ibv_rc_pingpong 16 B (old API, inline)" pair rc-inl 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -s 16 -c -- \
+	ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -s 16 -c "$S_IP"
+t_ok "ibv_rc_pingpong -N 16 B (inline)" pair rc-N-inl 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -s 16 -c -N -- \
+	ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -s 16 -c -N "$S_IP"
+t_ok "ibv_ud_pingpong (no new-API option in 44)" pair ud 30 ibv_ud_pingpong "${S[@]}" -g "$SG" -n 200 -s 512 -c -- \
+	ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c "$S_IP"
+t_ok "ibv_srq_pingpong" pair srq 30 ibv_srq_pingpong "${S[@]}" -g "$SG" -q 4 -n 100 -c -- \
+	ibv_srq_pingpong "${C[@]}" -g "$CG" -q 4 -n 100 -c "$S_IP"
+PS=("${S[@]}" -x "$SG" -F) PC=("${C[@]}" -x "$CG" -F)
+t_ok "ib_send_bw 64 KiB" pair send_bw 60 ib_send_bw "${PS[@]}" -s 65536 -n 300 -- ib_send_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
+t_ok "ib_write_bw 64 KiB" pair write_bw 60 ib_write_bw "${PS[@]}" -s 65536 -n 300 -- ib_write_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
+t_ok "ib_send_lat 2 B (inline)" pair send_lat 60 ib_send_lat "${PS[@]}" -s 2 -n 300 -- ib_send_lat "${PC[@]}" -s 2 -n 300 "$S_IP"
+t_ok "ib_atomic_bw" pair atomic_bw 60 ib_atomic_bw "${PS[@]}" -n 500 -- ib_atomic_bw "${PC[@]}" -n 500 "$S_IP"
+for f in rc rc-N rc-inl rc-N-inl ud; do grep -h "iters in" "$PAIR_LOG/$f.cli" 2>/dev/null | sed "s/^/# $f: /"; done
+t_done
