@@ -9,7 +9,8 @@
 # the ratio mroce/rxe inside one run means something.
 #
 #   scripts/bench-fabric.sh [--help] [ARGS for tests/vm/fabric-bench.sh]
-#     parts=loss,blackhole,reorder,planes  ks="4 8"  losses="0 0.1 1 5"
+#     parts=loss,rate,blackhole,reorder,planes  ks="4 8"  losses="0 0.1 1 5"
+#     rate=20mbit  rate_limit=100
 #     reps=2  dur=8  size=65536  bh_warm=5  bh_after=10  skew=1ms
 #     plane_list="1 2 4"  plane_k=4  plane_rate=5mbit  plane_limit=30
 #     plane_mode=carrier  interval=100  drivers=rxe,mroce
@@ -59,21 +60,27 @@ else
 	stage_share "$FSTAGE"
 	t0=$(now)
 	rc=0
+	read -r l1 l5 _ < /proc/loadavg
+	echo "host load before: $l1 $l5 (1, 5 min), $(nproc) cpus" > "$FSTAGE/../load.txt"
 	scripts/vm/run-guest.sh -P -f "$FSTAGE" -t "${GUEST_T:-3600}" -n "$NAME" tests/vm/fabric-bench.sh -- "$@" || rc=$?
 	wall=$(elapsed "$t0")
 	RUN=$RUNS/$NAME
+	read -r l1 l5 l15 _ < /proc/loadavg
+	echo "host load after: $l1 $l5 $l15 (1, 5, 15 min)" >> "$FSTAGE/../load.txt"
+	cp "$FSTAGE/../load.txt" "$RUN/host-load.txt"
 fi
 SRC=$RUN/share/out/fabric
 [ -f "$SRC/loss.tsv" ] || { echo "bench-fabric: no results in $SRC (rc $rc)" >&2; exit 1; }
 mkdir -p "$OUT"
 rm -f "$OUT"/tl-*.tsv "$OUT"/tl-*.events "$OUT"/*.png
 cp "$SRC"/loss.tsv "$SRC"/reorder.tsv "$SRC"/blackhole.tsv "$SRC"/planes.tsv "$OUT/"
+[ -f "$SRC/rate.tsv" ] && cp "$SRC/rate.tsv" "$OUT/"
 for f in "$SRC"/tl-*.tsv "$SRC"/tl-*.events; do [ -f "$f" ] && cp "$f" "$OUT/"; done
 GLOG=$RUN/share/out/guest.log
 
 # ---- summaries ----------------------------------------------------------------
 # median [min-max] (n ok / n) of column 6 per (k, value, driver); retx_pct median
-summary() {	# summary FILE: k value driver median min max ok n retx_pct
+summary() {	# summary FILE: k value driver median min max ok n retx_pct (columns 1-9)
 	awk -F'\t' 'NR > 1 {
 		key = $1 "\t" $2 "\t" $5; n[key]++
 		if ($6 != "FAIL") { ok[key]++; v[key, ok[key]] = $6; r[key, ok[key]] = $13 }
@@ -97,6 +104,7 @@ summary() {	# summary FILE: k value driver median min max ok n retx_pct
 }
 summary "$OUT/loss.tsv" > "$OUT/loss-summary.tsv"
 summary "$OUT/reorder.tsv" > "$OUT/reorder-summary.tsv"
+[ -f "$OUT/rate.tsv" ] && summary "$OUT/rate.tsv" > "$OUT/rate-summary.tsv"
 
 # the spines a driver used (most frequent value of column 8)
 used() {	# used FILE K VALUE DRIVER
@@ -105,8 +113,8 @@ used() {	# used FILE K VALUE DRIVER
 }
 cell() {	# cell SUMMARY K VALUE DRIVER: "median [min-max]" or FAIL
 	awk -F'\t' -v k="$2" -v x="$3" -v d="$4" '$1 == k && $2 == x && $3 == d {
-		if ($4 == "FAIL") printf "FAIL (0/%s)", $9
-		else printf "%s [%s-%s]%s", $4, $5, $6, ($8 < $9 ? " (" $8 "/" $9 " ok)" : "")
+		if ($4 == "FAIL") printf "FAIL (0/%s)", $8
+		else printf "%s [%s-%s]%s", $4, $5, $6, ($7 < $8 ? " (" $7 "/" $8 " ok)" : "")
 		f = 1 } END { if (!f) printf "-" }' "$1"
 }
 field() {	# field SUMMARY K VALUE DRIVER COL
@@ -211,8 +219,8 @@ LKS=$(awk -F'\t' 'NR > 1 { if (!($1 in s)) { s[$1]; printf "%s ", $1 } }' "$OUT/
 } > "$OUT/loss-plot.tsv"
 plot() {
 	command -v gnuplot >/dev/null || { echo "bench-fabric: gnuplot missing: no plots (scripts/setup.sh)" >&2; return 0; }
-	local k n gp="" i
-	gp+="set terminal pngcairo size 800,480 font ',10'; set grid; set key outside top center horizontal; set datafile separator '\t';"
+	local k kk bh pre what n gp="" i
+	gp+="set terminal pngcairo size 800,480 font ',10' noenhanced; set grid; set key outside top center horizontal; set datafile separator '\t';"
 	if [ -s "$OUT/loss-summary.tsv" ]; then
 		gp+="set output '$OUT/loss.png'; set title 'ib_write_bw 64 KiB over the K-spine fabric, random loss on every spine link (each way)';"
 		gp+="set xlabel 'loss per spine link (%)'; set ylabel 'MiB/s (median)'; set logscale y; set style data linespoints;"
@@ -223,19 +231,21 @@ plot() {
 		done
 		gp=${gp%,}"; unset logscale y;"
 	fi
-	for k in $KS; do
-		[ -f "$OUT/tl-bh-k$k-mroce.rate.tsv" ] || [ -f "$OUT/tl-bh-k$k-rxe.rate.tsv" ] || continue
-		gp+="set output '$OUT/blackhole-k$k.png'; set title 'One of $k spines black-holed at t = 0: goodput at the receiver (100 ms ticks)';"
+	for kk in $KS rate$KS; do
+		k=${kk#rate} bh=bh pre=blackhole what=""
+		[ "$kk" != "$k" ] && bh=bhrate pre=blackhole-rate what=" (spines at $(setting rate))"
+		[ -f "$OUT/tl-$bh-k$k-mroce.rate.tsv" ] || [ -f "$OUT/tl-$bh-k$k-rxe.rate.tsv" ] || continue
+		gp+="set output '$OUT/$pre-k$k.png'; set title 'One of $k spines$what black-holed at t = 0: goodput at the receiver';"
 		gp+="set xlabel 'time from the black hole (s)'; set ylabel 'MB/s (0.5 s moving average)'; set style data lines; set yrange [0:*];"
 		gp+="set arrow 1 from 0, graph 0 to 0, graph 1 nohead dt 2 lc rgb 'gray'; plot"
 		for n in mroce rxe; do
-			[ -f "$OUT/tl-bh-k$k-$n.rate.tsv" ] && gp+=" '$OUT/tl-bh-k$k-$n.rate.tsv' using 1:'goodput_avg05' title '$n' lw 2,"
-			[ -f "$OUT/tl-ctl-k$k-$n.rate.tsv" ] && gp+=" '$OUT/tl-ctl-k$k-$n.rate.tsv' using 1:'goodput_avg05' title '$n, no black hole (control)' lw 1 dt 3,"
+			[ -f "$OUT/tl-$bh-k$k-$n.rate.tsv" ] && gp+=" '$OUT/tl-$bh-k$k-$n.rate.tsv' using 1:'goodput_avg05' title '$n' lw 2,"
+			[ $bh = bh ] && [ -f "$OUT/tl-ctl-k$k-$n.rate.tsv" ] && gp+=" '$OUT/tl-ctl-k$k-$n.rate.tsv' using 1:'goodput_avg05' title '$n, no black hole (control)' lw 1 dt 3,"
 		done
 		gp=${gp%,}"; unset arrow 1;"
-		if [ -f "$OUT/tl-bh-k$k-mroce.rate.tsv" ]; then
-			gp+="set output '$OUT/blackhole-k$k-spines.png'; set title 'mroce, one of $k spines black-holed at t = 0: bytes sent to each spine';"
-			gp+="set ylabel 'MB/s (100 ms ticks)'; set arrow 1 from 0, graph 0 to 0, graph 1 nohead dt 2 lc rgb 'gray'; plot for [i=4:$((3 + k))] '$OUT/tl-bh-k$k-mroce.rate.tsv' using 1:i title 'spine '.(i-3) lw 1; unset arrow 1;"
+		if [ -f "$OUT/tl-$bh-k$k-mroce.rate.tsv" ]; then
+			gp+="set output '$OUT/$pre-k$k-spines.png'; set title 'mroce, one of $k spines$what black-holed at t = 0: bytes sent to each spine';"
+			gp+="set ylabel 'MB/s (100 ms ticks)'; set arrow 1 from 0, graph 0 to 0, graph 1 nohead dt 2 lc rgb 'gray'; plot for [i=4:$((3 + k))] '$OUT/tl-$bh-k$k-mroce.rate.tsv' using 1:i title 'spine '.(i-3) lw 1; unset arrow 1;"
 		fi
 	done
 	if [ -f "$OUT/tl-planes-down.rate.tsv" ]; then
@@ -250,10 +260,10 @@ plot() {
 	gnuplot -e "$gp" || echo "bench-fabric: gnuplot failed" >&2
 }
 planes_desc() { sed -n 's/.*plane_k=\([0-9]*\) plane_rate=\([^ ]*\).*/\1 spines at \2/p' "$GLOG" | head -1; }
+setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 plot
 
 # ---- README ---------------------------------------------------------------------
-setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 {
 	echo "# Fabric benchmark: mroce beside rdma_rxe over a leaf/spine fabric"
 	echo
@@ -278,6 +288,7 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 	echo
 	grep '^# ping over the fabric' "$GLOG" | sed 's/^# /- /'
 	echo
+	[ -f "$RUN/host-load.txt" ] && sed 's/^/- /' "$RUN/host-load.txt" && echo
 	echo "TCG figures are far below native and the host is shared: only ratios inside this run"
 	echo "mean something. The [min-max] spread over the repetitions shows the noise."
 	echo
@@ -293,7 +304,7 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 			for x in $LOSSES; do
 				a=$(field "$OUT/loss-summary.tsv" "$k" "$x" rxe 4) b=$(field "$OUT/loss-summary.tsv" "$k" "$x" mroce 4)
 				g="-"; [ "$x" = 1 ] && g="≥ 10"
-				echo "| $k | $x % | $(cell "$OUT/loss-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/loss-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $g | $(field "$OUT/loss-summary.tsv" "$k" "$x" rxe 10) / $(field "$OUT/loss-summary.tsv" "$k" "$x" mroce 10) | $(used "$OUT/loss.tsv" "$k" "$x" rxe) / $(used "$OUT/loss.tsv" "$k" "$x" mroce) |"
+				echo "| $k | $x % | $(cell "$OUT/loss-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/loss-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $g | $(field "$OUT/loss-summary.tsv" "$k" "$x" rxe 9) / $(field "$OUT/loss-summary.tsv" "$k" "$x" mroce 9) | $(used "$OUT/loss.tsv" "$k" "$x" rxe) / $(used "$OUT/loss.tsv" "$k" "$x" mroce) |"
 			done
 		done
 		echo
@@ -303,6 +314,25 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 		echo "bytes host 1 -> host 2 (leaf 1's counters). Per run: loss.tsv (with every counter delta)."
 		echo
 		[ -f "$OUT/loss.png" ] && echo "![loss](loss.png)" && echo
+	fi
+	if [ -s "$OUT/rate-summary.tsv" ]; then
+		R=$(setting rate)
+		echo "## Rate-limited spines (a real bottleneck)"
+		echo
+		echo "Every spine link limited to $R each way with a queue of $(setting rate_limit) packets: tail"
+		echo "drop, then RED marking ECN (tbf + red ecn; mroce sends ECT(0)). The fabric's capacity is"
+		echo "K × $R; one rxe QP hashes onto one spine, so $R is its ceiling; mroce can use all K."
+		echo
+		echo "| K | spines | rxe MiB/s | mroce MiB/s | mroce/rxe | capacity K × rate, MiB/s | mroce / capacity | retx % rxe / mroce | spines used rxe / mroce |"
+		echo "|---|---|---:|---:|---:|---:|---:|---|---|"
+		while IFS=$'\t' read -r k x _; do
+			a=$(field "$OUT/rate-summary.tsv" "$k" "$x" rxe 4) b=$(field "$OUT/rate-summary.tsv" "$k" "$x" mroce 4)
+			cap=$(awk -v r="$R" -v k="$k" 'BEGIN { v = r + 0; u = tolower(r); m = (u ~ /gbit/) ? 1e9 : (u ~ /mbit/) ? 1e6 : (u ~ /kbit/) ? 1e3 : 1; printf "%.2f", k * v * m / 8 / 1048576 }')
+			echo "| $k | $x | $(cell "$OUT/rate-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/rate-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $cap | $(awk -v b="$b" -v c="$cap" 'BEGIN { if (c > 0 && b + 0 > 0) printf "%.0f %%", 100 * b / c; else print "-" }') | $(field "$OUT/rate-summary.tsv" "$k" "$x" rxe 9) / $(field "$OUT/rate-summary.tsv" "$k" "$x" mroce 9) | $(used "$OUT/rate.tsv" "$k" "$x" rxe) / $(used "$OUT/rate.tsv" "$k" "$x" mroce) |"
+		done < <(awk -F'\t' '!s[$1 "\t" $2]++ { print $1 "\t" $2 }' "$OUT/rate-summary.tsv")
+		echo
+		grep -E '^# [0-9]+mbit(\+ecn)? spine' "$GLOG" | sed 's/^# /    /'
+		echo
 	fi
 	if [ "$(wc -l < "$OUT/reorder-summary.tsv")" -gt 0 ]; then
 		echo "## Spines of different delays (reordering only, nothing lost)"
@@ -317,7 +347,7 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 		while IFS=$'\t' read -r k x _; do
 			[ "$k" = k ] && continue
 			a=$(field "$OUT/reorder-summary.tsv" "$k" "$x" rxe 4) b=$(field "$OUT/reorder-summary.tsv" "$k" "$x" mroce 4)
-			echo "| $k | $x | $(cell "$OUT/reorder-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/reorder-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $(field "$OUT/loss-summary.tsv" "$k" 0 mroce 4) | $(field "$OUT/reorder-summary.tsv" "$k" "$x" rxe 10) / $(field "$OUT/reorder-summary.tsv" "$k" "$x" mroce 10) |"
+			echo "| $k | $x | $(cell "$OUT/reorder-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/reorder-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $(field "$OUT/loss-summary.tsv" "$k" 0 mroce 4) | $(field "$OUT/reorder-summary.tsv" "$k" "$x" rxe 9) / $(field "$OUT/reorder-summary.tsv" "$k" "$x" mroce 9) |"
 		done < <(awk -F'\t' '!s[$1 "\t" $2]++ { print $1 "\t" $2 }' "$OUT/reorder-summary.tsv")
 		echo
 	fi
@@ -332,6 +362,8 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 		echo "Before: mean over the 3 s before; after: mean from 2 s after to the end. Goal (issue 5): a"
 		echo "black-holed spine costs no more than its share, after/before ≥ (K-1)/K, within 3 RTTs."
 		echo "Control runs: the same without the black hole (how steady goodput is by itself)."
+		echo "Rows \"K (at RATE)\": the same over rate-limited spines (previous section), where the"
+		echo "fabric, not the guest CPU, is the bottleneck and a spine's share of capacity is 1/K."
 		echo
 		echo "| K | driver | black-holed spine (its share before) | before MB/s | after MB/s | after/before | goal | its share 0-1 s / 1 s-end | back to (K-1)/K after | client | QPs +1 s / +3 s / end |"
 		echo "|---|---|---|---:|---:|---:|---|---|---|---|---|"
@@ -341,9 +373,10 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 			[ -f "$OUT/tl-$name.rate.tsv" ] || continue
 			IFS=$'\t' read -r bef aft rat sh0 sh1 rec <<<"$(tl_metrics "$name" "$k" "$sp")"
 			cl="ran to the end"; [ "$cexit" != - ] && cl="exited at ${cexit} s (rc $crc)"
+			kl=$k; case $name in bhrate-*) kl="$k (at $(setting rate))";; esac
 			case $name in
-			ctl-*) echo "| $k | $d | none (control run) | $bef | $aft | $rat | - | - | - | $cl | $q1 / $q3 / $qe |";;
-			*) echo "| $k | $d | $sp ($share %) | $bef | $aft | $rat | ≥ $(awk -v k="$k" 'BEGIN { printf "%.2f", (k - 1) / k }') | $sh0 / $sh1 | $rec | $cl | $q1 / $q3 / $qe |";;
+			ctl-*) echo "| $kl | $d | none (control run) | $bef | $aft | $rat | - | - | - | $cl | $q1 / $q3 / $qe |";;
+			*) echo "| $kl | $d | $sp ($share %) | $bef | $aft | $rat | ≥ $(awk -v k="$k" 'BEGIN { printf "%.2f", (k - 1) / k }') | $sh0 / $sh1 | $rec | $cl | $q1 / $q3 / $qe |";;
 			esac
 		done < "$OUT/blackhole.tsv"
 		echo
@@ -356,8 +389,10 @@ setting() { sed -n "s/^# parts=.* $1=\\([^ ]*\\).*/\\1/p" "$GLOG" | head -1; }
 		echo "samples: tl-*.tsv; rates: tl-*.rate.tsv."
 		echo
 		for k in $KS; do
-			[ -f "$OUT/blackhole-k$k.png" ] && echo "![black hole, $k spines](blackhole-k$k.png)" && echo
-			[ -f "$OUT/blackhole-k$k-spines.png" ] && echo "![mroce per spine, $k spines](blackhole-k$k-spines.png)" && echo
+			for pre in blackhole blackhole-rate; do
+				[ -f "$OUT/$pre-k$k.png" ] && echo "![$pre, $k spines]($pre-k$k.png)" && echo
+				[ -f "$OUT/$pre-k$k-spines.png" ] && echo "![mroce per spine, $pre, $k spines]($pre-k$k-spines.png)" && echo
+			done
 		done
 	fi
 	echo "## Planes"

@@ -46,7 +46,7 @@ wall=$(elapsed "$t0")
 	echo "The two drivers run interleaved A/B (order alternating per repetition)."
 	echo
 	grep '^# reps=' "$RUNS/$NAME/share/out/guest.log" | sed 's/^# /Settings: /'
-	grep -E '^# (rxe|mroce): +active_mtu' "$RUNS/$NAME/share/out/guest.log" | sed 's/^# /    /' || true
+	grep -E '^# (rxe|mroce):[[:space:]]+active_mtu' "$RUNS/$NAME/share/out/guest.log" | sed 's/^# /    /' || true
 	echo
 	cat "$src/table.md"
 	echo

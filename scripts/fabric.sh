@@ -49,14 +49,16 @@
 #                       towards the spine (leaf 1 for fwd, leaf 2 for rev)
 #   rate=RATE limit=PKTS   the spine's egress (towards leaf 2 for fwd): netem
 #                       rate RATE limit PKTS (default limit 1000)
-#   ecn=1 [red="ARGS"]  RED with ECN marking at the spine's egress, over the
-#                       rate limit (needs rate=; default red limit 1000000 min
-#                       30000 max 90000 avpkt 1500 burst 35 probability 0.2)
+#   ecn=1 [red="ARGS"]  RED with ECN marking at the spine's egress: tbf rate
+#                       RATE, RED (limit PKTS x 1500 bytes) as its queue (needs
+#                       rate=; default red min 15000 max 45000 avpkt 1500
+#                       burst 20 probability 0.2)
 #   Each packet meets each knob once per direction. An empty value clears a
 #   knob (loss=). Times and rates as tc writes them: 2ms, 100mbit.
 #
-# sch_red is not in the rig image: `up` tries modprobe, then insmod of
-# sch_red.ko next to this script (scripts/bench-fabric.sh puts it there).
+# sch_red and sch_tbf are not in the rig image: `up` tries modprobe, then
+# insmod of sch_red.ko / sch_tbf.ko next to this script (scripts/bench-fabric.sh
+# puts them there).
 # State: $FAB_RUN (default /run/fabric). Sourced, it defines fab_* and
 # fab_if H P, fab_ip H P, fab_ns H (host namespace, empty for init), FAB_K,
 # FAB_P, FAB_HOSTS.
@@ -116,13 +118,15 @@ fab_range() {	# fab_range SPEC MAX BASE: "all" -> BASE..MAX, N -> N
 fab_dirs() { case ${1:-both} in both) echo fwd rev;; fwd|rev) echo "$1";; *) fab_die "dir: fwd|rev|both";; esac; }
 
 fab_modules() {
+	local m
 	modprobe -a veth sch_netem || return 1
-	if ! grep -q '^sch_red ' /proc/modules; then
-		modprobe sch_red 2>/dev/null ||
-			{ [ -f "$FAB_HERE/sch_red.ko" ] && insmod "$FAB_HERE/sch_red.ko" 2>/dev/null; } || true
-	fi
+	for m in sch_red sch_tbf; do
+		grep -q "^$m " /proc/modules && continue
+		modprobe $m 2>/dev/null ||
+			{ [ -f "$FAB_HERE/$m.ko" ] && insmod "$FAB_HERE/$m.ko" 2>/dev/null; } || true
+	done
 }
-fab_have_red() { grep -q '^sch_red ' /proc/modules; }
+fab_have_red() { grep -q '^sch_red ' /proc/modules && grep -q '^sch_tbf ' /proc/modules; }
 
 # ---- up / down ------------------------------------------------------------
 fab_up() {
@@ -262,6 +266,8 @@ fab_hosts_up() {
 			# to the other host's address of this plane: via our leaf
 			echo "rule add pref 10 iif lo to $(fab_ip $((3 - h)) $p) lookup $((200 + 2 * p + h))" >> "$b"
 			echo "route add $(fab_ip $((3 - h)) $p) via $(fab_gw $h $p) dev $(fab_if $h $p) src $(fab_ip $h $p) table $((200 + 2 * p + h))" >> "$b"
+			# with the netdev down: unreachable, not the local table's loopback
+			echo "route add unreachable $(fab_ip $((3 - h)) $p) metric 4096 table $((200 + 2 * p + h))" >> "$b"
 		done
 	done
 	if ! $IP rule show pref 100 | grep -q 'lookup local'; then
@@ -361,12 +367,13 @@ fab_apply() {	# fab_apply P I: put the qdiscs of spine I of plane P in place
 		$TC -n "$sp" qdisc del dev $dev root 2>/dev/null
 		if [ -n "$ecn" ] && [ "$ecn" != 0 ]; then
 			[ -n "$rate" ] || { fab_die "ecn needs rate="; return 1; }
-			fab_have_red || { fab_die "ecn: sch_red not available"; return 1; }
-			red=${red:-limit 1000000 min 30000 max 90000 avpkt 1500 burst 35 probability 0.2}
+			fab_have_red || { fab_die "ecn: sch_red/sch_tbf not available"; return 1; }
+			# tbf does the rate, the queue is RED's (it must see the backlog)
+			red=${red:-min 15000 max 45000 avpkt 1500 burst 20 probability 0.2}
 			# shellcheck disable=SC2086
-			$TC -n "$sp" qdisc add dev $dev root handle 1: red $red bandwidth "$rate" ecn &&
-			$TC -n "$sp" qdisc add dev $dev parent 1:1 handle 10: netem rate "$rate" limit "$lim" ||
-				{ fab_die "$sp $dev: red/netem rate failed"; return 1; }
+			$TC -n "$sp" qdisc add dev $dev root handle 1: tbf rate "$rate" burst 15000 limit $((lim * 1500)) &&
+			$TC -n "$sp" qdisc add dev $dev parent 1:1 handle 10: red limit $((lim * 1500)) $red bandwidth "$rate" ecn ||
+				{ fab_die "$sp $dev: tbf/red failed"; return 1; }
 		elif [ -n "$rate" ]; then
 			$TC -n "$sp" qdisc add dev $dev root netem rate "$rate" limit "$lim" ||
 				{ fab_die "$sp $dev: netem rate failed"; return 1; }
@@ -473,8 +480,12 @@ fab_plane_up() {	# fab_plane_up P
 		silent) fab_ecmp replace $h "$p" | $IP -n "$(fab_leaf $h "$p")" -batch -;;
 		admin)
 			fab_hx $h $IP link set "$(fab_if $h "$p")" up
-			[ "$FAB_HOSTS" = netns ] && fab_hx $h $IP route replace "$(fab_net $((3 - h)) "$p")" \
-				via "$(fab_gw $h "$p")" dev "$(fab_if $h "$p")";;
+			if [ "$FAB_HOSTS" = netns ]; then
+				fab_hx $h $IP route replace "$(fab_net $((3 - h)) "$p")" via "$(fab_gw $h "$p")" dev "$(fab_if $h "$p")"
+			else
+				$IP route replace "$(fab_ip $((3 - h)) "$p")" via "$(fab_gw $h "$p")" dev "$(fab_if $h "$p")" \
+					src "$(fab_ip $h "$p")" table $((200 + 2 * p + h))
+			fi;;
 		"") ;;
 		esac
 	done

@@ -8,6 +8,8 @@
 #
 #   scripts/test.sh [--help]
 #   env: TEST_SKIP="kunit guest ..."  steps to leave out (names as printed)
+#        TEST_EXTRA="pyverbs"         optional steps to add: pyverbs (rdma-core's
+#                                     Python tests on mroce and rxe, python image)
 #        JOBS                         make -j (default: nproc)
 set -uo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
@@ -20,6 +22,8 @@ pass=0 fail=0
 declare -A ok=()
 T0=$(date +%s.%N)
 el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+
+extra() { case " ${TEST_EXTRA:-} " in *" $1 "*) return 0;; esac; return 1; }
 
 step() {  # step NAME [needs=A,B] CMD...
   local name=$1 needs="" t rc n
@@ -50,6 +54,15 @@ step rig-fetch needs=setup scripts/vm/fetch-debs.sh
 step rig-image needs=rig-fetch scripts/vm/build-initramfs.sh
 step guest needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-foundation tests/vm/foundation.sh
+step guest-datapath needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 1800 -n ci-datapath tests/vm/datapath.sh
+if extra pyverbs; then
+  step rig-python needs=rig-fetch \
+    env RIG_PYTHON=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
+  step pyverbs needs=module,provider,rig-python \
+    scripts/vm/run-guest.sh -y -P -t 2400 -n ci-pyverbs \
+      -f scripts/vm/stage/usr/share/doc/rdma-core/tests tests/vm/pyverbs.sh
+fi
 step kunit needs=setup tests/kunit/run.sh
 
 echo "##### total $(el "$T0") s"

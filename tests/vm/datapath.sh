@@ -28,6 +28,7 @@ for a in "$@"; do
 	case $a in
 	drivers=*) DRIVERS=${a#*=};; xfer_ops=*) XOPS=${a#*=};; netem_ops=*) NOPS=${a#*=};;
 	seed=*) SEED=${a#*=};; netem=*) NETEM=${a#*=};;
+	"") ;;	# (run-guest.sh passes one empty argument when given none)
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done
@@ -40,6 +41,16 @@ chk() {
 	local desc=$1 name=$2
 	shift 2
 	t_ok "$DRV: $desc" pair "$name" "$@"
+	local s; s=$(pair_summary "$name"); [ -z "$s" ] || echo "#   $s"
+}
+
+# chk_loop: the same with server and client on the client's device (the
+# device sends to its own GID, as rdma-core's Python tests do)
+pair_loop() { local SX=("${CX[@]}"); pair "$@"; }
+chk_loop() {
+	local desc=$1 name=$2
+	shift 2
+	t_ok "$DRV: $desc" pair_loop "$name" "$@"
 	local s; s=$(pair_summary "$name"); [ -z "$s" ] || echo "#   $s"
 }
 
@@ -96,6 +107,11 @@ suite() {	# suite DRIVER
 	chk "ibv_srq_pingpong (4 QPs on one SRQ)" srq 30 ibv_srq_pingpong "${S[@]}" -g "$SG" -q 4 -n 100 -c -- \
 		ibv_srq_pingpong "${C[@]}" -g "$CG" -q 4 -n 100 -c "$S_IP"
 
+	chk_loop "loopback: ibv_rc_pingpong on one device" rc-loop 30 ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c -- \
+		ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$C_IP"
+	chk_loop "loopback: ibv_ud_pingpong on one device" ud-loop 30 ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c -- \
+		ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c "$C_IP"
+
 	# ---- perftest (-F: no cpufreq warning) ----
 	local PS=("${S[@]}" -x "$SG" -F) PC=("${C[@]}" -x "$CG" -F)
 	chk "ib_write_bw 64 KiB" write_bw 60 ib_write_bw "${PS[@]}" -s 65536 -n 300 -- ib_write_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
@@ -118,8 +134,12 @@ suite() {	# suite DRIVER
 		ib_send_lat "${C[@]}" -F -R -s 64 -n 300 "$S_IP"
 	chk "rping -V (validated, 100 x 1 KiB)" rping 60 ready=cm rping -s -a "$S_IP" -V -C 100 -S 1024 -- \
 		rping -c -a "$S_IP" -V -C 100 -S 1024
-	chk "rping over IPv6" rping6 60 ready=cm rping -s -a "$S_IP6" -V -C 50 -S 512 -- \
-		rping -c -a "$S_IP6" -V -C 50 -S 512
+	if [ "$DRV" != rxe ]; then
+		chk "rping over IPv6" rping6 60 ready=cm rping -s -a "$S_IP6" -V -C 50 -S 512 -- \
+			rping -c -a "$S_IP6" -V -C 50 -S 512
+	else	# both ends in init_net: the passive side's netdev check fails
+		echo "# skipped on rxe: rping over IPv6 (REJECTED, error 28, in the init_net policy-routing topology)"
+	fi
 	chk "rstream -T v (rsockets, verified)" rstream 60 ready=cm rstream -T v -S 65536 -C 200 -- \
 		rstream -s "$S_IP" -T v -S 65536 -C 200
 	chk "ucmatose (4 connections)" ucmatose 60 ready=cm ucmatose -c 4 -C 20 -- ucmatose -s "$S_IP" -c 4 -C 20
@@ -133,6 +153,8 @@ suite() {	# suite DRIVER
 		"${XC[@]}" -n "$XOPS" "${sd[@]}" "$S_IP"
 	chk "mroce-xfer with CQ events, 64 KiB max" xfer-e 120 ready=tcp:18600 "${XS[@]}" -e -- \
 		"${XC[@]}" -e -n 200 -m 65536 -b 16 "${sd[@]}" "$S_IP"
+	chk_loop "loopback: mroce-xfer on one device" xfer-loop 120 ready=tcp:18600 mroce-xfer "${C[@]}" -g "$CG" -- \
+		mroce-xfer "${C[@]}" -g "$CG" -n 100 "${sd[@]}" "$C_IP"
 	chk "mroce-xfer over IPv6 GIDs and side channel" xfer-v6 120 ready=tcp:18600 mroce-xfer "${S[@]}" -g "$SG6" -- \
 		mroce-xfer "${C[@]}" -g "$CG6" -n 100 "${sd[@]}" "$S_IP6"
 	# shellcheck disable=SC2086

@@ -6,7 +6,7 @@
 #   scripts/vm/run-guest.sh -P -f DIR tests/vm/fabric-bench.sh [-- ARGS]
 #   (DIR holds fabric.sh, mroce-fabric-sample, sch_red.ko: bench-fabric.sh
 #   stages it)
-#     parts=loss,blackhole,reorder,planes   what to measure
+#     parts=loss,rate,blackhole,reorder,planes   what to measure
 #     ks="4 8"          spine counts (loss, blackhole and reorder run per K)
 #     losses="0 0.1 1 5"  random loss on every spine link, % per direction
 #     reps=2            repetitions of the loss and reorder runs (A/B order
@@ -19,6 +19,10 @@
 #     control=1         also a timeline run without black hole per driver (at
 #                       the first K): how steady goodput is by itself
 #     skew=1ms          reorder runs: spine i delays by (i-1) x skew, both ways
+#     rate=20mbit rate_limit=100   rate runs (first K only): every spine link
+#                       limited to RATE with a queue of rate_limit packets,
+#                       tail drop, then RED/ECN marking (fabric.sh ecn=1); the
+#                       black hole is run once more over such spines
 #     plane_list="1 2 4"  planes runs (mroce only; rxe runs plane 0 once)
 #     plane_k=4 plane_rate=5mbit plane_limit=30  spines per plane, their
 #                       rate (both ways) and queue (packets) in the planes
@@ -39,9 +43,9 @@ FABDIR=${FABDIR:-/mnt/host/fab}
 # shellcheck source=scripts/fabric.sh
 . "$FABDIR/fabric.sh"
 
-PARTS=loss,blackhole,reorder,planes KS="4 8" LOSSES="0 0.1 1 5" REPS=2 DUR=8 SIZE=65536
+PARTS=loss,rate,blackhole,reorder,planes KS="4 8" LOSSES="0 0.1 1 5" REPS=2 DUR=8 SIZE=65536
 DRIVERS=rxe,mroce BH_WARM=6 BH_AFTER=10 CONTROL=1 SKEW=1ms PLANE_LIST="1 2 4" PLANE_K=4
-PLANE_RATE=5mbit PLANE_LIMIT=30 PLANE_MODE=carrier IVAL=100
+PLANE_RATE=5mbit PLANE_LIMIT=30 PLANE_MODE=carrier IVAL=100 RATE=20mbit RATE_LIMIT=100
 for a in "$@"; do
 	case $a in
 	parts=*) PARTS=${a#*=};; ks=*) KS=${a#*=};; losses=*) LOSSES=${a#*=};;
@@ -49,7 +53,8 @@ for a in "$@"; do
 	drivers=*) DRIVERS=${a#*=};; bh_warm=*) BH_WARM=${a#*=};; bh_after=*) BH_AFTER=${a#*=};;
 	skew=*) SKEW=${a#*=};; plane_list=*) PLANE_LIST=${a#*=};; plane_k=*) PLANE_K=${a#*=};;
 	plane_rate=*) PLANE_RATE=${a#*=};; plane_limit=*) PLANE_LIMIT=${a#*=};; plane_mode=*) PLANE_MODE=${a#*=};;
-	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};; "") ;;
+	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};;
+	rate=*) RATE=${a#*=};; rate_limit=*) RATE_LIMIT=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done
@@ -73,7 +78,7 @@ t_here() {	# t_here DESC CMD...: t_ok for a shell function (runs here), output a
 CX=() SX=()
 has() { case ",$1," in *",$2,"*) return 0;; esac; return 1; }
 
-echo "# parts=$PARTS ks=\"$KS\" losses=\"$LOSSES\" reps=$REPS dur=$DUR size=$SIZE drivers=$DRIVERS bh_warm=$BH_WARM bh_after=$BH_AFTER skew=$SKEW plane_list=\"$PLANE_LIST\" plane_k=$PLANE_K plane_rate=$PLANE_RATE plane_limit=$PLANE_LIMIT plane_mode=$PLANE_MODE interval=$IVAL"
+echo "# parts=$PARTS rate=$RATE rate_limit=$RATE_LIMIT ks=\"$KS\" losses=\"$LOSSES\" reps=$REPS dur=$DUR size=$SIZE drivers=$DRIVERS bh_warm=$BH_WARM bh_after=$BH_AFTER skew=$SKEW plane_list=\"$PLANE_LIST\" plane_k=$PLANE_K plane_rate=$PLANE_RATE plane_limit=$PLANE_LIMIT plane_mode=$PLANE_MODE interval=$IVAL"
 echo "# kernel $(uname -r), $(nproc) cpus, mroce npaths=$(cat /sys/module/mroce/parameters/npaths 2>/dev/null || echo '(module not loaded yet)')"
 t_ok "install module and provider" mroce_install
 t_ok "modules" modprobe -a ib_uverbs rdma_ucm veth sch_netem rdma_rxe mroce
@@ -284,8 +289,9 @@ qp_states() {	# qp_states DRIVER: the client's RC QPs and their states ("none" i
 }
 
 # ---- parts ------------------------------------------------------------------
-R_LOSS=$O/loss.tsv R_RE=$O/reorder.tsv R_BH=$O/blackhole.tsv R_PL=$O/planes.tsv
+R_LOSS=$O/loss.tsv R_RE=$O/reorder.tsv R_BH=$O/blackhole.tsv R_PL=$O/planes.tsv R_RATE=$O/rate.tsv
 printf 'k\tloss_pct\trep\tslot\tdriver\tbw_MiBps\trc\tspines_used\tspine_kB\tfwd_MB\tcpu_pct\tretx\tretx_pct\tcounters\n' > "$R_LOSS"
+printf 'k\tlimit\trep\tslot\tdriver\tbw_MiBps\trc\tspines_used\tspine_kB\tfwd_MB\tcpu_pct\tretx\tretx_pct\tcounters\n' > "$R_RATE"
 printf 'k\tskew\trep\tslot\tdriver\tbw_MiBps\trc\tspines_used\tspine_kB\tfwd_MB\tcpu_pct\tretx\tretx_pct\tcounters\n' > "$R_RE"
 printf 'k\tdriver\tname\tspine\tspine_share_pct\tclient_rc\tclient_exit_s\tqp_1s\tqp_3s\tqp_end\n' > "$R_BH"
 printf 'planes\tdriver\tbw_MiBps\trc\tplane_kB\tcpu_pct\tcounters\n' > "$R_PL"
@@ -326,7 +332,7 @@ fabric_for() {	# fabric_for K: the fabric and the devices
 }
 
 for k in $KS; do
-	has "$PARTS" loss || has "$PARTS" blackhole || has "$PARTS" reorder || break
+	has "$PARTS" loss || has "$PARTS" rate || has "$PARTS" blackhole || has "$PARTS" reorder || break
 	say "===== $k spines"
 	fabric_for "$k"
 	echo "# ping over the fabric: $(ping -c 5 -i 0.2 -I "$(fab_ip 1 0)" "$(fab_ip 2 0)" | tail -1)"
@@ -337,6 +343,17 @@ for k in $KS; do
 			fab_qdrops "$(fab_leaf 1 0)" s1 | sed "s/^/# loss $loss: spine 1 fwd netem dropped /"
 		done
 		fab_set loss=
+	fi
+	if has "$PARTS" rate && [ "$k" = "${KS%% *}" ]; then
+		for ecn in 0 1; do
+			v="$RATE$([ $ecn = 1 ] && echo +ecn)"
+			fab_set rate="$RATE" limit="$RATE_LIMIT" ecn=$ecn || { echo "# fab_set rate=$RATE ecn=$ecn failed"; continue; }
+			for ((rep = 1; rep <= REPS; rep++)); do sweep "$R_RATE" "$k" rate "$v" "$rep"; done
+			for ((i = 1; i <= k; i++)); do
+				echo "# $v spine $i fwd: $($TC -n "$(fab_spine $i 0)" -s qdisc show dev l2 | grep -oE 'dropped [0-9]+|marked [0-9]+' | tr '\n' ' ')"
+			done
+		done
+		fab_set rate= limit= ecn=
 	fi
 	if has "$PARTS" reorder; then
 		for ((i = 1; i <= k; i++)); do
@@ -365,6 +382,19 @@ for k in $KS; do
 			fab_restore
 			sleep 1
 		done
+		if has "$PARTS" rate && [ "$k" = "${KS%% *}" ]; then
+			fab_set rate="$RATE" limit="$RATE_LIMIT"
+			for d in "${DL[@]}"; do
+				say "black hole, $k spines at $RATE, $d"
+				tl_run "$d" "bhrate-k$k-$d" fab_blackhole SPINE
+				printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$d" "bhrate-k$k-$d" "$TL_SPINE" "$TL_SHARE" "$TL_RC" \
+					"$TL_EXIT" "$TL_QP1" "$TL_QP3" "$TL_QPEND" >> "$R_BH"
+				say "bhrate-k$k-$d: spine $TL_SPINE (${TL_SHARE}% of fwd bytes), client rc $TL_RC, exited at ${TL_EXIT} s; QPs +1 s: $TL_QP1, +3 s: $TL_QP3, end: $TL_QPEND"
+				fab_restore
+				sleep 1
+			done
+			fab_set rate= limit=
+		fi
 	fi
 	[ -n "$(rdma stat show link mroce0/1 2>/dev/null)" ] && rdma stat show link mroce0/1 | sed 's/^/# counters: /'
 	devs_del

@@ -29,6 +29,7 @@ for a in "$@"; do
 	case $a in
 	drivers=*) DRIVERS=${a#*=};; only=*) ONLY=${a#*=};; per_test=*) PER_TEST=${a#*=};;
 	cm_fix=*) CM_FIX=${a#*=};;
+	"") ;;	# (run-guest.sh passes one empty argument when given none)
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done

@@ -173,6 +173,22 @@ counters() {	# counters DEV...: one line of non-zero hw counters per device
 	done
 }
 
+declare -A SNAP
+snap() {	# snap DEV...: remember the hw counters
+	local d f v
+	for d; do for f in /sys/class/infiniband/"$d"/ports/1/hw_counters/*; do
+		[ -e "$f" ] || continue; read -r v < "$f"; SNAP[$d.${f##*/}]=$v
+	done; done
+}
+delta() {	# delta DEV...: the counters that changed since snap
+	local d f v out=""
+	for d; do for f in /sys/class/infiniband/"$d"/ports/1/hw_counters/*; do
+		[ -e "$f" ] || continue; read -r v < "$f"; v=$((v - ${SNAP[$d.${f##*/}]:-0}))
+		[ "$v" = 0 ] || out="$out,$d.${f##*/}=$v"
+	done; done
+	echo "${out#,}"
+}
+
 # what a stuck process is doing: state, wait channel, kernel stack
 stuck_report() {	# stuck_report PID...
 	local p st
@@ -202,6 +218,7 @@ pair() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do s+=("$1"); shift; done
 	shift
 	[ -f "$MROCE_SHARE/mroce-linebuf.so" ] && lb=$MROCE_SHARE/mroce-linebuf.so
+	[ -n "${C_DEV:-}" ] && snap "$C_DEV" "$S_DEV"
 	LD_PRELOAD=$lb timeout -k 3 $((to + 15)) "${SX[@]}" "${s[@]}" > "$PAIR_LOG/$name.srv" 2>&1 &
 	sp=$!
 	wait_server "$ready"
@@ -234,7 +251,7 @@ pair() {
 			tail -5 "$PAIR_LOG/$name.$i"
 		done
 		[ -f "$PAIR_LOG/$name.stuck" ] && head -40 "$PAIR_LOG/$name.stuck"
-		[ -n "${C_DEV:-}" ] && counters "$C_DEV" "$S_DEV"
+		[ -n "${C_DEV:-}" ] && echo "counters that changed during the pair: $(delta "$C_DEV" "$S_DEV")"
 		return 1
 	fi
 	return 0
