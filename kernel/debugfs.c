@@ -45,6 +45,17 @@ static void show_peer(struct seq_file *m, struct mroce_peer *peer)
 		   c->rtxq_tail - c->rtxq_head, c->cwnd >> MRE_FP, c->rate_mbps,
 		   c->reorder, c->last_ack ? (now - c->last_ack) / NSEC_PER_USEC : 0,
 		   c->rxw.base);
+	for (i = 1; i < c->nplanes && i < MROCE_MAX_PLANES; i++) {
+		const struct mroce_peer_plane *pp = &peer->pl[i];
+
+		if (pp->ready)
+			seq_printf(m, "  plane %u to %pISc from %pISc%s\n", i,
+				   &pp->daddr, &pp->saddr,
+				   peer->plane_down[i] ? " down" : "");
+		else
+			seq_printf(m, "  plane %u: addresses not known, by plane 0%s\n",
+				   i, peer->plane_down[i] ? " (down)" : "");
+	}
 	for (i = 0; i < c->npaths; i++)
 		show_path(m, &c->paths[i]);
 	spin_unlock_bh(&peer->lock);

@@ -54,6 +54,7 @@ static DEVICE_ATTR_RO(mroce_abi);
 
 static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_mroce_abi.attr,
+	&dev_attr_planes.attr,		/* plane.c */
 	NULL
 };
 
@@ -140,6 +141,8 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1);
 	mdev->ndev = ndev;
 	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
+	mdev->nplanes = 1;
+	mdev->planes[0].ndev = ndev;	/* held above */
 	mdev->net = dev_net(ndev);
 	mdev->port_state = mroce_port_state(ndev);
 
@@ -202,9 +205,11 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	int err;
 
 	mdev = mroce_dev_get_by_netdev(ndev);
+	if (!mdev)
+		mdev = mroce_dev_get_by_plane(ndev, NULL);
 	if (mdev) {
 		ib_device_put(&mdev->ibdev);
-		pr_err("%s already has mroce device %s\n", ndev->name,
+		pr_err("%s already belongs to mroce device %s\n", ndev->name,
 		       dev_name(&mdev->ibdev.dev));
 		return -EEXIST;
 	}
@@ -273,15 +278,21 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	mutex_unlock(&mroce_devs_lock);
 
 	mroce_debugfs_del(mdev);
-	mroce_net_detach(mdev);
+	/*
+	 * Receive no more, then stop the peers (their timers send), then
+	 * close the sockets: nothing may send on a socket being released.
+	 */
+	mroce_net_unlist(mdev);
 	if (mdev->peers_ready)
 		mroce_peers_exit(mdev);
+	mroce_net_detach(mdev);
 	WARN_ON_ONCE(!xa_empty(&mdev->qps) || !xa_empty(&mdev->mrs));
 	xa_destroy(&mdev->qps);
 	xa_destroy(&mdev->mrs);
 	xa_destroy(&mdev->ahs);
 	mroce_dp_put(mdev->dp);
 	mdev->dp = NULL;
+	mroce_planes_release(mdev);
 	netdev_put(mdev->ndev, &mdev->ndev_tracker);
 	mroce_dbg_dev(mdev, "freed\n");
 	/*
@@ -297,6 +308,27 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
  * Returns NULL when there is none or it is being unregistered. Release with
  * ib_device_put(). Any context that may take rcu_read_lock().
  */
+struct mroce_dev *mroce_dev_get_by_plane(struct net_device *ndev, u32 *plane)
+{
+	struct mroce_dev *mdev, *found = NULL;
+	u32 k;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(mdev, &mroce_devs, node) {
+		for (k = 1; k < MROCE_MAX_PLANES; k++)
+			if (READ_ONCE(mdev->planes[k].ndev) == ndev)
+				break;
+		if (k < MROCE_MAX_PLANES && ib_device_try_get(&mdev->ibdev)) {
+			found = mdev;
+			if (plane)
+				*plane = k;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev)
 {
 	struct mroce_dev *mdev, *found = NULL;

@@ -17,6 +17,8 @@ struct mroce_dev;
 
 int mroce_newlink(const char *ibdev_name, struct net_device *ndev);
 struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev);
+/* the device that has @ndev as its plane 1.. (*@plane: which), referenced */
+struct mroce_dev *mroce_dev_get_by_plane(struct net_device *ndev, u32 *plane);
 void mroce_devices_remove(struct net *net);
 
 #endif /* MROCE_DEVICE_H */

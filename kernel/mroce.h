@@ -24,6 +24,7 @@
 
 #include "counters.h"
 #include "engine.h"
+#include "plane.h"
 
 struct mroce_dp_ops;
 struct mroce_net;
@@ -64,11 +65,14 @@ struct mroce_dev {
 	struct ib_device ibdev;		/* first: ib_alloc_device() */
 	struct net_device *ndev;	/* held until mroce_dev_dealloc() */
 	netdevice_tracker ndev_tracker;
+	struct mroce_plane planes[MROCE_MAX_PLANES];	/* plane.c; [0]: ndev */
+	u32 nplanes;			/* RTNL writers */
 	struct net *net;		/* dev_net(ndev) at creation; outlives us */
 	struct mroce_net *mnet;		/* UDP sockets of dev_net(ndev) */
 	const struct mroce_dp_ops *dp;	/* datapath: software or an offload */
 	struct list_head node;		/* mroce_devs: RCU, writers hold mroce_devs_lock */
 	struct list_head net_node;	/* mnet->devs: RCU, writers hold mnet->lock */
+	bool net_listed;		/* on mnet->devs; mnet->lock */
 	enum ib_port_state port_state;	/* last state dispatched; written under RTNL */
 	atomic_t next_obj_id;		/* ids for debug output of PDs, contexts */
 	atomic64_t counters[MROCE_NUM_COUNTERS];

@@ -63,9 +63,10 @@ bool mroce_addr_eq(const struct sockaddr_storage *a,
 }
 
 static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
-		  struct mroce_skb_cb *cb, struct dst_cache *dc)
+		  struct mroce_skb_cb *cb, struct dst_cache *dc, int oif)
 {
 	struct flowi4 fl = {
+		.flowi4_oif = oif,
 		.daddr = cb->daddr.v4,
 		.saddr = cb->saddr.v4,
 		.flowi4_proto = IPPROTO_UDP,
@@ -91,9 +92,10 @@ static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
 }
 
 static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
-		  struct mroce_skb_cb *cb, struct dst_cache *dc)
+		  struct mroce_skb_cb *cb, struct dst_cache *dc, int oif)
 {
 	struct flowi6 fl = {
+		.flowi6_oif = oif,
 		.daddr = cb->daddr.v6,
 		.saddr = cb->saddr.v6,
 		.flowi6_proto = IPPROTO_UDP,
@@ -121,7 +123,7 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		    const struct sockaddr_storage *saddr,
 		    const struct sockaddr_storage *daddr, u16 sport,
-		    struct dst_cache *dc, struct mroce_batch *b)
+		    struct dst_cache *dc, int oif, struct mroce_batch *b)
 {
 	struct mroce_skb_cb *cb = cb_of(skb);
 	int err;
@@ -133,11 +135,11 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	if (cb->v6) {
 		cb->saddr.v6 = ((struct sockaddr_in6 *)saddr)->sin6_addr;
 		cb->daddr.v6 = ((struct sockaddr_in6 *)daddr)->sin6_addr;
-		err = route6(mdev, skb, cb, dc);
+		err = route6(mdev, skb, cb, dc, oif);
 	} else {
 		cb->saddr.v4 = ((struct sockaddr_in *)saddr)->sin_addr.s_addr;
 		cb->daddr.v4 = ((struct sockaddr_in *)daddr)->sin_addr.s_addr;
-		err = route4(mdev, skb, cb, dc);
+		err = route4(mdev, skb, cb, dc, oif);
 	}
 	if (!err && !mroce_net_sk(mdev, cb->v6))
 		err = -EAFNOSUPPORT;

@@ -28,12 +28,13 @@ struct sk_buff *mroce_net_alloc(u32 len);
  * (no route): the transport recovers it as a loss. @dc (may be NULL)
  * caches the route of this address pair: the source port is left out of
  * the cached route, so a host that does ECMP itself (rather than its
- * fabric) should pass NULL.
+ * fabric) should pass NULL. @oif (0: any) is the netdev the route must
+ * leave by (a plane's).
  */
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		    const struct sockaddr_storage *saddr,
 		    const struct sockaddr_storage *daddr, u16 sport,
-		    struct dst_cache *dc, struct mroce_batch *b);
+		    struct dst_cache *dc, int oif, struct mroce_batch *b);
 
 /* software datapath: send a packet queued by mroce_net_queue() */
 int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);

@@ -7,6 +7,9 @@
  *					or IB_EVENT_PORT_ERR
  *	NETDEV_CHANGEMTU		nothing to store: query_port derives the
  *					MTU from the netdev each time
+ *	the same events for a plane 1..	its paths fail or come back;
+ *					unregistering removes the plane
+ *					(plane.c)
  *	NETDEV_UNREGISTER		(also sent when the netdev changes
  *					namespace) the device is unregistered,
  *					queued: the core's unregistration takes
@@ -20,6 +23,7 @@
 
 #include "netdev.h"
 #include "device.h"
+#include "peer.h"
 #include "mroce.h"
 
 enum ib_port_state mroce_port_state(struct net_device *ndev)
@@ -72,8 +76,10 @@ static int mroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct mroce_dev *mdev = mroce_dev_get_by_netdev(ndev);
 
-	if (!mdev)
+	if (!mdev) {
+		mroce_plane_netdev_event(ndev, event);	/* a plane 1.. ? */
 		return NOTIFY_DONE;
+	}
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
@@ -85,6 +91,8 @@ static int mroce_netdev_event(struct notifier_block *nb, unsigned long event,
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
 		mroce_port_update(mdev);
+		if (mroce_planes(mdev) > 1)
+			mroce_peers_planes(mdev);	/* plane 0 */
 		break;
 	case NETDEV_CHANGEMTU:
 		mroce_dbg_dev(mdev, "%s mtu %u\n", ndev->name, ndev->mtu);

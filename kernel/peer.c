@@ -131,6 +131,32 @@ static void gather_wqe(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
 		memset(dst, 0, x->pl_len);
 }
 
+/*
+ * Out by plane @k: its netdev, our address there, the peer's address on
+ * its matching plane. Plane 0, and a plane whose addresses are not known
+ * (yet), use the peer's own addresses and whatever route they have.
+ */
+static void peer_queue(struct mroce_peer *peer, struct sk_buff *skb, u32 k,
+		       u16 sport)
+{
+	struct mroce_dev *mdev = peer->mdev;
+	struct mroce_peer_plane *pp;
+	struct net_device *ndev;
+
+	if (k && k < MROCE_MAX_PLANES && peer->pl[k].ready) {
+		pp = &peer->pl[k];
+		ndev = mroce_plane_ndev(mdev, k);
+		if (ndev) {
+			mroce_net_queue(mdev, skb, &pp->saddr, &pp->daddr,
+					sport, pp->cache ? &pp->dst_cache : NULL,
+					ndev->ifindex, peer->batch);
+			return;
+		}
+	}
+	mroce_net_queue(mdev, skb, &peer->saddr, &peer->daddr, sport,
+			&peer->dst_cache, 0, peer->batch);
+}
+
 static int e_xmit(struct mre_conn *c, const struct mre_xmit *x)
 {
 	struct mroce_peer *peer = mroce_peer_of(c);
@@ -162,8 +188,7 @@ static int e_xmit(struct mre_conn *c, const struct mre_xmit *x)
 		mroce_mr_put(mr);
 	}
 	mroce_counter_inc(mdev, MROCE_CNT_TX_PACKETS);
-	mroce_net_queue(mdev, skb, &peer->saddr, &peer->daddr, x->src_port,
-			&peer->dst_cache, peer->batch);
+	peer_queue(peer, skb, x->plane, x->src_port);
 	return 0;
 }
 
@@ -488,6 +513,11 @@ static struct mroce_peer *peer_find(struct mroce_dev *mdev,
 
 static void peer_free(struct mroce_peer *peer)
 {
+	u32 k;
+
+	for (k = 1; k < MROCE_MAX_PLANES; k++)
+		if (peer->pl[k].cache)
+			dst_cache_destroy(&peer->pl[k].dst_cache);
 	dst_cache_destroy(&peer->dst_cache);
 	kvfree(peer->conn_mem);
 	kfree_rcu(peer, rcu);
@@ -574,6 +604,79 @@ void mroce_peer_put(struct mroce_peer *peer)
 	WARN_ON_ONCE(refcount_dec_and_test(&peer->refs));
 }
 
+/* --- planes ----------------------------------------------------------------- */
+
+/*
+ * Bring the peer in line with the device's planes and what the peer told
+ * us of its own: the engine's plane count, each plane's addresses and
+ * route cache, and which planes are down. Peer locked.
+ */
+static void peer_planes(struct mroce_peer *peer)
+{
+	struct mroce_dev *mdev = peer->mdev;
+	u32 n = mroce_planes(mdev), k;
+	u64 now = peer_now(peer);
+
+	mre_conn_set_planes(&peer->conn, min_t(u32, n, peer->conn.npaths));
+	for (k = 1; k < MROCE_MAX_PLANES; k++) {
+		struct mroce_peer_plane *pp = &peer->pl[k];
+		const struct sockaddr_storage *d;
+
+		pp->ready = false;
+		if (k >= n || !peer->peer_nplanes)
+			continue;
+		d = &peer->peer_planes[k % peer->peer_nplanes];
+		if (d->ss_family != peer->daddr.ss_family ||
+		    !mroce_plane_addr(mdev, k, d->ss_family, &pp->saddr))
+			continue;
+		if (!pp->cache)
+			pp->cache = !dst_cache_init(&pp->dst_cache, GFP_ATOMIC);
+		else if (!mroce_addr_eq(&pp->daddr, d))
+			dst_cache_reset(&pp->dst_cache);
+		pp->daddr = *d;
+		pp->ready = true;
+	}
+	for (k = 0; k < MROCE_MAX_PLANES; k++) {
+		struct net_device *ndev = k < n ? mroce_plane_ndev(mdev, k) : NULL;
+		bool down = k < n && (!ndev || !netif_running(ndev) ||
+				      !netif_carrier_ok(ndev));
+
+		if (n == 1 || down == peer->plane_down[k])
+			continue;
+		peer->plane_down[k] = down;
+		mre_conn_plane(&peer->conn, now, k, !down);
+	}
+}
+
+/* what the peer says of its planes (a CONNECT's or ACCEPT's blob) */
+static void peer_learn(struct mroce_peer *peer, const struct mre_pkt *pkt)
+{
+	u32 n = mroce_planes_parse(pkt->connect.blob, pkt->connect.blob_len,
+				   peer->daddr.ss_family, peer->peer_planes);
+
+	if (n)
+		peer->peer_nplanes = n;
+	peer_planes(peer);
+}
+
+void mroce_peers_planes(struct mroce_dev *mdev)
+{
+	struct mroce_peer *peer;
+	unsigned long cid;
+
+	if (!mdev->peers_ready)
+		return;
+	xa_for_each(&mdev->peers_by_cid, cid, peer) {
+		struct mroce_batch b;
+
+		mroce_batch_init(&b);
+		mroce_peer_lock(peer, &b);
+		peer_planes(peer);
+		mroce_peer_unlock(peer);
+		mroce_batch_flush(&b);
+	}
+}
+
 /*
  * A stream needs the connection: open it, or reopen a failed one, which
  * takes a new connection id (the old one may still name the old
@@ -583,11 +686,14 @@ static void peer_open(struct mroce_peer *peer)
 {
 	struct mroce_dev *mdev = peer->mdev;
 	u32 old = peer->conn.cid;
+	u8 blob[MRE_MAX_BLOB];
 
 	if (peer->conn.state != MRE_CONN_CLOSED &&
 	    peer->conn.state != MRE_CONN_FAILED)
 		return;
-	mre_conn_connect(&peer->conn, ktime_get_ns(), NULL, 0);
+	peer_planes(peer);
+	mre_conn_connect(&peer->conn, peer_now(peer), blob,
+			 mroce_planes_blob(mdev, peer->daddr.ss_family, blob));
 	if (peer->conn.cid == old)
 		return;
 	xa_erase(&mdev->peers_by_cid, old);
@@ -615,6 +721,40 @@ void mroce_peer_detach(struct mroce_peer *peer, struct mroce_qp *qp)
 
 /* --- receiving -------------------------------------------------------------- */
 
+/* a CONNECT for @peer (locked): learn its planes, answer with ours */
+static void peer_accept(struct mroce_peer *peer, const struct mre_pkt *pkt)
+{
+	u8 blob[MRE_MAX_BLOB];
+
+	peer_learn(peer, pkt);
+	mre_conn_accept(&peer->conn, peer_now(peer), pkt, blob,
+			mroce_planes_blob(peer->mdev, peer->daddr.ss_family,
+					  blob));
+}
+
+/*
+ * Who sent a CONNECT: the node's plane-0 address, from its blob, and ours
+ * (it may have come by another plane when plane 0 is down); else the
+ * packet's own addresses.
+ */
+static void connect_who(struct mroce_dev *mdev, struct sk_buff *skb,
+			const struct mre_pkt *pkt, struct sockaddr_storage *src,
+			struct sockaddr_storage *dst)
+{
+	struct sockaddr_storage planes[MROCE_MAX_PLANES], me;
+
+	mroce_net_src(skb, src);
+	mroce_net_dst(skb, dst);
+	if (mroce_planes_parse(pkt->connect.blob, pkt->connect.blob_len,
+			       src->ss_family, planes) &&
+	    planes[0].ss_family == src->ss_family &&
+	    !mroce_addr_eq(&planes[0], src) &&
+	    mroce_plane_addr(mdev, 0, src->ss_family, &me)) {
+		*src = planes[0];
+		*dst = me;
+	}
+}
+
 /* a CONNECT from an address we have no peer for: make one (it allocates) */
 static void connect_work(struct work_struct *work)
 {
@@ -627,18 +767,16 @@ static void connect_work(struct work_struct *work)
 	struct mre_pkt pkt;
 
 	while ((skb = skb_dequeue(&mdev->connect_q))) {
-		mroce_net_src(skb, &src);
-		mroce_net_dst(skb, &dst);
 		if (mre_wire_parse(skb->data, skb->len, &pkt) != MRE_PARSE_OK)
 			goto next;
+		connect_who(mdev, skb, &pkt, &src, &dst);
 		peer = mroce_peer_get(mdev, (struct sockaddr *)&src,
 				      (struct sockaddr *)&dst);
 		if (IS_ERR(peer))
 			goto next;
 		mroce_batch_init(&b);
 		mroce_peer_lock(peer, &b);
-		mre_conn_accept(&peer->conn, ktime_get_ns(), &pkt,
-				pkt.connect.blob, pkt.connect.blob_len);
+		peer_accept(peer, &pkt);
 		mroce_peer_unlock(peer);
 		mroce_batch_flush(&b);
 		mroce_peer_put(peer);
@@ -663,7 +801,7 @@ static void send_reset(struct mroce_dev *mdev, struct sk_buff *in,
 	mroce_net_src(in, &src);
 	mroce_net_dst(in, &dst);
 	mroce_batch_init(&b);
-	mroce_net_queue(mdev, skb, &dst, &src, ntohs(udp_hdr(in)->source), NULL,
+	mroce_net_queue(mdev, skb, &dst, &src, ntohs(udp_hdr(in)->source), NULL, 0,
 			&b);
 	mroce_batch_flush(&b);
 }
@@ -710,12 +848,14 @@ int mroce_peer_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 		goto drop;
 	mroce_batch_init(&b);
 	mroce_peer_lock(peer, &b);
-	if (pkt.type == MRE_T_CONNECT)
-		mre_conn_accept(&peer->conn, peer_now(peer), &pkt,
-				pkt.connect.blob, pkt.connect.blob_len);
-	else
+	if (pkt.type == MRE_T_CONNECT) {
+		peer_accept(peer, &pkt);
+	} else {
+		if (pkt.type == MRE_T_ACCEPT)
+			peer_learn(peer, &pkt);
 		mre_conn_rx(&peer->conn, peer_now(peer), &pkt,
 			    mroce_net_ce(skb));
+	}
 	mroce_peer_unlock(peer);
 	mroce_batch_flush(&b);
 done:

@@ -35,13 +35,24 @@
 #include <net/dst_cache.h>
 
 #include "engine.h"
+#include "plane.h"
 
 struct mroce_batch;
 struct mroce_dev;
 struct mroce_qp;
 struct sk_buff;
 
+/* how a path on our plane k (1..) reaches the peer (peer locked) */
+struct mroce_peer_plane {
+	struct sockaddr_storage daddr;	/* its address on plane k % its planes */
+	struct sockaddr_storage saddr;	/* ours on plane k */
+	struct dst_cache dst_cache;
+	bool cache;			/* dst_cache set up */
+	bool ready;			/* both addresses known */
+};
+
 struct mroce_peer {
+	struct rcu_head rcu;		/* first: kfree_rcu() wants it near */
 	struct mre_conn conn;
 	void *conn_mem;
 	struct mroce_dev *mdev;
@@ -53,10 +64,14 @@ struct mroce_peer {
 	struct sockaddr_storage daddr;	/* the peer */
 	struct sockaddr_storage saddr;	/* us, towards it */
 	struct dst_cache dst_cache;
+	/* planes (plane 0 is daddr/saddr above); peer locked */
+	struct sockaddr_storage peer_planes[MROCE_MAX_PLANES]; /* its blob */
+	u32 peer_nplanes;		/* 0: not told */
+	bool plane_down[MROCE_MAX_PLANES];	/* as the engine was told */
+	struct mroce_peer_plane pl[MROCE_MAX_PLANES];	/* [0] unused */
 	struct hlist_node addr_node;	/* mdev->peer_hash; RCU */
 	refcount_t refs;		/* the device's + one per QP */
 	struct mroce_peer *exit_next;	/* mroce_peers_exit()'s list */
-	struct rcu_head rcu;
 };
 
 static inline struct mroce_peer *mroce_peer_of(struct mre_conn *c)
@@ -73,6 +88,9 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 				  const struct sockaddr *daddr,
 				  const struct sockaddr *saddr);
 void mroce_peer_put(struct mroce_peer *peer);
+
+/* the device's planes changed (added, removed, up or down): tell every peer */
+void mroce_peers_planes(struct mroce_dev *mdev);
 
 void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b);
 void mroce_peer_unlock(struct mroce_peer *peer);

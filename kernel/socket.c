@@ -60,8 +60,9 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	if (unlikely(!mnet))
 		goto drop;
 
+	/* the device the datagram came in for: by the netdev, any plane's */
 	list_for_each_entry_rcu(mdev, &mnet->devs, net_node) {
-		if (mdev->ndev != skb->dev)
+		if (mdev->ndev != skb->dev && !mroce_plane_has(mdev, skb->dev))
 			continue;
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
 		__skb_pull(skb, sizeof(struct udphdr));
@@ -165,10 +166,29 @@ int mroce_net_attach(struct mroce_dev *mdev)
 	if (!err) {
 		mnet->users++;
 		list_add_tail_rcu(&mdev->net_node, &mnet->devs);
+		mdev->net_listed = true;
 		mdev->mnet = mnet;
 	}
 	mutex_unlock(&mnet->lock);
 	return err;
+}
+
+/*
+ * Stop receiving for @mdev: the namespace's receive path no longer finds
+ * it (after a grace period). Its sockets stay open for what it still
+ * sends until mroce_net_detach().
+ */
+void mroce_net_unlist(struct mroce_dev *mdev)
+{
+	struct mroce_net *mnet = mdev->mnet;
+
+	if (!mnet)
+		return;
+	mutex_lock(&mnet->lock);
+	if (mdev->net_listed)
+		list_del_rcu(&mdev->net_node);
+	mdev->net_listed = false;
+	mutex_unlock(&mnet->lock);
 }
 
 /* Leave the namespace; closes its sockets after its last device. */
@@ -180,7 +200,9 @@ void mroce_net_detach(struct mroce_dev *mdev)
 		return;
 
 	mutex_lock(&mnet->lock);
-	list_del_rcu(&mdev->net_node);
+	if (mdev->net_listed)
+		list_del_rcu(&mdev->net_node);
+	mdev->net_listed = false;
 	if (!--mnet->users)
 		mroce_net_close(mnet);
 	mutex_unlock(&mnet->lock);

@@ -21,6 +21,7 @@ int mroce_socket_init(u16 udp_port);
 void mroce_socket_exit(void);
 
 int mroce_net_attach(struct mroce_dev *mdev);
+void mroce_net_unlist(struct mroce_dev *mdev);
 void mroce_net_detach(struct mroce_dev *mdev);
 
 /* the MetaRoCE UDP port (the module parameter) */

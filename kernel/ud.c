@@ -51,7 +51,7 @@ enum ib_wc_status mroce_ud_send(struct mroce_qp *qp, struct mroce_swqe *w,
 		return IB_WC_LOC_PROT_ERR;
 	}
 	mroce_counter_inc(mdev, MROCE_CNT_TX_PACKETS);
-	mroce_net_queue(mdev, skb, &saddr, &daddr, qp->ud_sport, NULL, b);
+	mroce_net_queue(mdev, skb, &saddr, &daddr, qp->ud_sport, NULL, 0, b);
 	return IB_WC_SUCCESS;
 }
 

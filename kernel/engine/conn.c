@@ -206,11 +206,18 @@ static const struct mre_path *ctrl_path(const struct mre_conn *c, u32 pref)
 	return &c->paths[pref % c->npaths];
 }
 
+/*
+ * CONNECT and ACCEPT leave on plane 0 first (its addresses name the node
+ * to the peer), then, every second try, on the next plane: a dead plane 0
+ * must not keep the connection from opening.
+ */
 static void send_connect(struct mre_conn *c, u8 type, u64 now)
 {
+	u32 plane = (c->connect_tries / 2) % c->nplanes;
 	struct mre_pkt pkt = {
 		.type = type,
-		.path = (u16)(c->connect_tries % c->npaths),
+		.path = (u16)(plane + c->nplanes *
+			      (c->connect_tries % (c->npaths / c->nplanes))),
 		.dst_cid = type == MRE_T_CONNECT ? 0 : c->remote_cid,
 		.ts = (u32)now,
 		.connect = {
@@ -1031,6 +1038,25 @@ void mre_conn_close(struct mre_conn *c, enum mre_status st)
 bool mre_conn_idle(const struct mre_conn *c)
 {
 	return mre_list_empty(&c->attached) && c->tsn_una == c->tsn_next;
+}
+
+void mre_conn_set_planes(struct mre_conn *c, u32 nplanes)
+{
+	u32 i;
+
+	if (nplanes < 1 || nplanes > c->npaths || nplanes == c->nplanes)
+		return;
+	c->nplanes = (u8)nplanes;
+	for (i = 0; i < c->npaths; i++) {
+		struct mre_path *p = &c->paths[i];
+		u8 plane = (u8)(i % nplanes);
+
+		if (p->plane == plane)
+			continue;
+		p->plane = plane;
+		p->plane_down = false;
+		mre_path_repath(p, c);
+	}
 }
 
 void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up)

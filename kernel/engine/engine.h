@@ -78,6 +78,14 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
  */
 u64 mre_conn_run(struct mre_conn *c, u64 now);
 
+/*
+ * The embedder now has @nplanes planes (1..npaths): path i moves to plane
+ * i % @nplanes (keeping its sequences; a path that changes plane takes a
+ * new source port). Planes start up; report a down one with
+ * mre_conn_plane().
+ */
+void mre_conn_set_planes(struct mre_conn *c, u32 nplanes);
+
 /* a plane went down or came back: fail its paths at once, or probe them */
 void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up);
 

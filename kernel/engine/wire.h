@@ -104,7 +104,7 @@ enum mre_syndrome {
 #define MRE_CONNECT_LEN		(MRE_COMMON_LEN + 16)	/* + blob */
 #define MRE_RESET_LEN		(MRE_COMMON_LEN + 8)
 #define MRE_UD_LEN		(MRE_COMMON_LEN + 20)
-#define MRE_MAX_BLOB		64	/* opaque embedder data in CONNECT/ACCEPT */
+#define MRE_MAX_BLOB		136	/* opaque embedder data in CONNECT/ACCEPT */
 #define MRE_MAX_HDR_LEN		68	/* largest header in front of a payload (WRITE) */
 
 #define MRE_SACK_BITS		256	/* per-path selective ACK window */
