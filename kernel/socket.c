@@ -26,6 +26,8 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/udp.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
@@ -51,18 +53,40 @@ static u16 mroce_udp_port __read_mostly;
 	pr_debug("net %u %s: " fmt, (mnet)->net->ns.inum, __func__,	\
 		 ##__VA_ARGS__)
 
+/*
+ * The netdev a datagram came in for. One that a node sends to its own
+ * address (two QPs of one device, or two devices of one namespace) arrives
+ * on the loopback device: the netdev holding the destination address names
+ * the device then. RCU read side.
+ */
+static struct net_device *mroce_rx_netdev(struct sk_buff *skb)
+{
+	struct net_device *dev = skb->dev;
+
+	if (!dev || !(dev->flags & IFF_LOOPBACK))
+		return dev;
+	if (ip_hdr(skb)->version == 4)
+		return __ip_dev_find(dev_net(dev), ip_hdr(skb)->daddr, false);
+#if IS_ENABLED(CONFIG_IPV6)
+	return ipv6_dev_find(dev_net(dev), &ipv6_hdr(skb)->daddr, NULL);
+#else
+	return NULL;
+#endif
+}
+
 /* softirq, RCU read side: hand the datagram to its device or drop it */
 static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct mroce_net *mnet = rcu_dereference_sk_user_data(sk);
+	struct net_device *dev = mroce_rx_netdev(skb);
 	struct mroce_dev *mdev;
 
-	if (unlikely(!mnet))
+	if (unlikely(!mnet || !dev))
 		goto drop;
 
 	/* the device the datagram came in for: by the netdev, any plane's */
 	list_for_each_entry_rcu(mdev, &mnet->devs, net_node) {
-		if (mdev->ndev != skb->dev && !mroce_plane_has(mdev, skb->dev))
+		if (mdev->ndev != dev && !mroce_plane_has(mdev, dev))
 			continue;
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
 		__skb_pull(skb, sizeof(struct udphdr));

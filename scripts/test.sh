@@ -56,6 +56,8 @@ step guest needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-foundation tests/vm/foundation.sh
 step guest-datapath needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 1800 -n ci-datapath tests/vm/datapath.sh
+step guest-fabric needs=module,provider,rig-image \
+  env GUEST_T=600 RUN_NAME=ci-fabric tests/vm/fabric.sh --boot
 if extra pyverbs; then
   step rig-python needs=rig-fetch \
     env RIG_PYTHON=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'

@@ -8,8 +8,9 @@
  * Checks: the device is listed and opened by the "mroce" provider (not
  * another one), vendor id and node GUID are non-zero, port 1 is Ethernet
  * (and in EXPECTED_PORT_STATE, e.g. ACTIVE or DOWN, if given), a PD can be
- * allocated and freed, mmap() of the command fd is refused, and verbs that
- * do not exist yet fail with EOPNOTSUPP.
+ * allocated and freed, mmap() of the command fd is refused, a CQ and an MR
+ * are created and destroyed, and memory windows (not implemented) fail with
+ * EOPNOTSUPP, so that test suites skip them.
  * Prints "ok"/"not ok" per check, then "N passed, N failed"; exit 1 on any
  * failure.
  */
@@ -41,23 +42,36 @@ static struct ibv_device *find_dev(struct ibv_device **list, const char *name)
 	return NULL;
 }
 
-static void check_unsupported(struct ibv_context *ctx, struct ibv_pd *pd)
+static void check_objects(struct ibv_context *ctx, struct ibv_pd *pd)
 {
 	static char buf[4096];
 	struct ibv_cq *cq;
 	struct ibv_mr *mr;
+	struct ibv_mw *mw;
 
-	errno = 0;
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	check(!cq && errno == EOPNOTSUPP, "ibv_create_cq fails with EOPNOTSUPP");
+	check(cq && cq->cqe >= 16, "ibv_create_cq (16 entries or more)");
 	if (cq)
-		ibv_destroy_cq(cq);
+		check(!ibv_destroy_cq(cq), "ibv_destroy_cq");
 
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	check(mr && mr->rkey && mr->length == sizeof(buf), "ibv_reg_mr");
+	if (mr)
+		check(!ibv_dereg_mr(mr), "ibv_dereg_mr");
+
+	/* remote write without local write is invalid (IB spec 10.6.3.1) */
 	errno = 0;
-	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-	check(!mr && errno == EOPNOTSUPP, "ibv_reg_mr fails with EOPNOTSUPP");
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_WRITE);
+	check(!mr && errno == EINVAL, "ibv_reg_mr: REMOTE_WRITE alone is EINVAL");
 	if (mr)
 		ibv_dereg_mr(mr);
+
+	errno = 0;
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+	check(!mw && errno == EOPNOTSUPP, "ibv_alloc_mw fails with EOPNOTSUPP");
+	if (mw)
+		ibv_dealloc_mw(mw);
 }
 
 static void check_port(struct ibv_context *ctx, const char *want_state)
@@ -134,7 +148,7 @@ int main(int argc, char **argv)
 	pd = ibv_alloc_pd(ctx);
 	check(pd != NULL, "ibv_alloc_pd");
 	if (pd) {
-		check_unsupported(ctx, pd);
+		check_objects(ctx, pd);
 		check(!ibv_dealloc_pd(pd), "ibv_dealloc_pd");
 	}
 	check(!ibv_close_device(ctx), "ibv_close_device");
