@@ -617,7 +617,7 @@ static void peer_planes(struct mroce_peer *peer)
 	u32 n = mroce_planes(mdev), k;
 	u64 now = peer_now(peer);
 
-	mre_conn_set_planes(&peer->conn, min_t(u32, n, peer->conn.npaths));
+	mre_conn_set_planes(&peer->conn, now, min_t(u32, n, peer->conn.npaths));
 	for (k = 1; k < MROCE_MAX_PLANES; k++) {
 		struct mroce_peer_plane *pp = &peer->pl[k];
 		const struct sockaddr_storage *d;
@@ -641,10 +641,10 @@ static void peer_planes(struct mroce_peer *peer)
 		bool down = k < n && (!ndev || !netif_running(ndev) ||
 				      !netif_carrier_ok(ndev));
 
-		if (n == 1 || down == peer->plane_down[k])
-			continue;
+		/* every time: paths may just have moved onto a down plane */
 		peer->plane_down[k] = down;
-		mre_conn_plane(&peer->conn, now, k, !down);
+		if (n > 1)
+			mre_conn_plane(&peer->conn, now, k, !down);
 	}
 }
 

@@ -2,9 +2,9 @@
 /*
  * Device and port queries, user contexts and PDs.
  *
- * Limits reported in query_device describe what exists now: no QPs, CQs,
- * MRs, SRQs or AHs (max_* = 0), so applications see the truth rather than
- * fail later. They grow as the datapath lands.
+ * Limits reported in query_device are the ones the verbs objects enforce
+ * (qp.c, cq.c, mr.c, srq.c, ah.c), so applications see the truth rather
+ * than fail later.
  */
 #include <linux/ipv6.h>
 #include <linux/mm.h>

@@ -1040,7 +1040,7 @@ bool mre_conn_idle(const struct mre_conn *c)
 	return mre_list_empty(&c->attached) && c->tsn_una == c->tsn_next;
 }
 
-void mre_conn_set_planes(struct mre_conn *c, u32 nplanes)
+void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes)
 {
 	u32 i;
 
@@ -1056,6 +1056,9 @@ void mre_conn_set_planes(struct mre_conn *c, u32 nplanes)
 		p->plane = plane;
 		p->plane_down = false;
 		mre_path_repath(p, c);
+		/* failed with its old plane: try it on the new one */
+		if (p->health == MRE_PATH_FAILED)
+			p->probe_at = now;
 	}
 }
 

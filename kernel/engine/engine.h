@@ -84,7 +84,7 @@ u64 mre_conn_run(struct mre_conn *c, u64 now);
  * new source port). Planes start up; report a down one with
  * mre_conn_plane().
  */
-void mre_conn_set_planes(struct mre_conn *c, u32 nplanes);
+void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes);
 
 /* a plane went down or came back: fail its paths at once, or probe them */
 void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up);

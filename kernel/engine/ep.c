@@ -15,7 +15,7 @@ const char *const mre_counter_names[] = {
 MRE_STATIC_ASSERT(sizeof(mre_counter_names) / sizeof(mre_counter_names[0]) ==
 		  MRE_NCOUNTERS, "counter names");
 
-/* Defaults: a datacenter fabric (RTT tens of microseconds). protocol.md §8. */
+/* Defaults: a datacenter fabric (RTT tens of microseconds). protocol.md §10. */
 void mre_config_default(struct mre_config *cfg)
 {
 	*cfg = (struct mre_config){

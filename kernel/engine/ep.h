@@ -28,7 +28,7 @@ enum mre_status {
 };
 
 /* ------------------------------------------------------------------------ */
-/* configuration (per endpoint; every field documented in protocol.md §8)    */
+/* configuration (per endpoint; every field documented in protocol.md §10)   */
 
 struct mre_config {
 	u32 npaths;		/* paths per connection, 1..MRE_MAX_PATHS */

@@ -188,6 +188,18 @@ static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	p->tlp_at = now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns);
 }
 
+/*
+ * The probe's PSN was settled some other way (FACK, a TSN acceptance, a
+ * stalled connection's timeout): it will not be seen in an ACK's ranges,
+ * so tail probes would stay off on this path until its next timeout.
+ */
+static void tlp_settled(struct mre_path *p)
+{
+	if (p->tlp_out && (seq_lt(p->tlp_psn, p->psn_una) ||
+			   is_settled(p, p->tlp_psn)))
+		p->tlp_out = false;
+}
+
 static void tlp_fire(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	p->tlp_at = 0;
@@ -453,6 +465,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		p->tlp_out = false;
 	}
 	advance_una(p);
+	tlp_settled(p);
 
 	ce = a->ce_count - p->ce_echo;
 	p->ce_echo = a->ce_count;
@@ -511,6 +524,7 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 	p->st_acked++;
 	p->st_tsn_acked++;
 	advance_una(p);
+	tlp_settled(p);
 	if (p->health != MRE_PATH_FAILED)
 		mre_cc_path_ack(p, c, 1, 0, 0);
 	if (!p->inflight) {
@@ -588,6 +602,7 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 		settle_lost(p, c, psn, false);
 		c->ep->ctr.loss_rto++;
 		advance_una(p);
+		tlp_settled(p);
 	}
 	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
 	p->rto_base = now;

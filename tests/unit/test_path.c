@@ -211,6 +211,33 @@ MRE_TEST(path_plane_down_up)
 	MRE_EXPECT_EQ(test, o->p->probe_at, o->now + 5);
 }
 
+/* a plane deleted while down: its failed paths move and are probed again */
+MRE_TEST(path_planes_reassigned)
+{
+	struct mre_config cfg;
+	struct one *o;
+	u32 i, moved = 0;
+
+	mre_config_default(&cfg);
+	cfg.nplanes = 2;
+	o = one_new(test, &cfg);
+	mre_conn_plane(&o->c, o->now, 1, false);
+	mre_conn_set_planes(&o->c, o->now + 7, 1);
+	MRE_EXPECT_EQ(test, o->c.nplanes, 1);
+	for (i = 0; i < o->c.npaths; i++) {
+		const struct mre_path *p = &o->c.paths[i];
+
+		MRE_EXPECT_EQ(test, p->plane, 0);
+		MRE_EXPECT(test, !p->plane_down);
+		if (i % 2 == 0)
+			continue;
+		moved++;
+		MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
+		MRE_EXPECT_EQ(test, p->probe_at, o->now + 7);
+	}
+	MRE_EXPECT_EQ(test, moved, o->c.npaths / 2);
+}
+
 MRE_TEST(path_receiver_window)
 {
 	struct one *o = one_new(test, NULL);
@@ -723,6 +750,7 @@ MRE_SUITE(path,
 	  MRE_CASE(path_timeouts_fail_and_probe),
 	  MRE_CASE(path_stall_is_not_path_failure),
 	  MRE_CASE(path_plane_down_up),
+	  MRE_CASE(path_planes_reassigned),
 	  MRE_CASE(path_receiver_window),
 	  MRE_CASE(cc_slow_start_and_ecn_cut),
 	  MRE_CASE(cc_alpha_tracks_marks),
