@@ -64,6 +64,76 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	return 0;
 }
 
+/*
+ * Give the CQ a new ring of roundup_pow_of_two(@cqe) entries. The CQEs not
+ * yet polled move to the start of the new ring, in order, under cq->lock,
+ * so the producers (which take that lock) write either to the old ring
+ * before the move or to the new one after it: none is lost. The consumer
+ * must not poll meanwhile: the provider holds its CQ lock over the command
+ * (mroce-abi.h), mroce_poll_cq() takes cq->lock. More CQEs outstanding than
+ * @cqe is EINVAL, as the IB spec says (checked under the lock, where the
+ * count can only have grown since the response was written). Everything
+ * that can fail comes before the switch, so a failed resize leaves the CQ
+ * as it was.
+ */
+int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	struct mroce_resize_cq_resp resp = {};
+	struct mroce_queue nq, oq;
+	struct mre_ring *r = &cq->q.r;
+	unsigned long flags;
+	u32 size, n, i;
+	int err;
+
+	if (cqe <= 0 || cqe > MROCE_MAX_CQE)
+		return -EINVAL;
+	if (udata && udata->outlen < sizeof(resp))
+		return -EINVAL;
+	size = roundup_pow_of_two(cqe);
+	err = mroce_queue_init(&nq, udata, size, MROCE_CQE_STRIDE,
+			       &resp.mmap_offset);
+	if (err)
+		return err;
+	if (udata) {
+		resp.mmap_len = nq.len;
+		resp.size = size;
+		resp.stride = MROCE_CQE_STRIDE;
+		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
+		if (err)
+			goto err_free;
+	}
+
+	spin_lock_irqsave(&cq->lock, flags);
+	/* refreshes r->cons from the consumer (clamped to a ring's worth) */
+	n = r->size - mre_ring_space(r);
+	if (n > (u32)cqe) {
+		spin_unlock_irqrestore(&cq->lock, flags);
+		mroce_dbg_cq(cq, "%u CQEs outstanding, cannot shrink to %d\n",
+			     n, cqe);
+		err = -EINVAL;
+		goto err_free;
+	}
+	for (i = 0; i < n; i++)
+		memcpy(mre_ring_entry(&nq.r, i), mre_ring_entry(r, r->cons + i),
+		       MROCE_CQE_STRIDE);
+	mre_ring_publish(&nq.r, n);
+	oq = cq->q;
+	cq->q = nq;
+	ibcq->cqe = size;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	mroce_dbg_cq(cq, "%u -> %u entries, %u CQEs moved\n", oq.r.size, size,
+		     n);
+	/* a user mapping of the old ring keeps its pages; we are done with it */
+	mroce_queue_free(&oq);
+	return 0;
+
+err_free:
+	mroce_queue_free(&nq);
+	return err;
+}
+
 bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		   struct ib_qp *qp, bool solicited, struct mroce_batch *b)
 {

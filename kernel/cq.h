@@ -23,7 +23,7 @@ struct mroce_batch;
 struct mroce_cq {
 	struct ib_cq ibcq;
 	struct mroce_queue q;
-	spinlock_t lock;	/* producer index, notify, overflow */
+	spinlock_t lock;	/* q (resize swaps it), prod, notify, overflow */
 	u8 notify;		/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP armed; 0 */
 	bool overflow;		/* reported once (IB_EVENT_CQ_ERR) */
 	u32 id;
@@ -38,6 +38,7 @@ static inline struct mroce_cq *to_mroce_cq(struct ib_cq *ibcq)
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata);
 int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 

@@ -136,7 +136,8 @@ int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata)
 	struct mroce_ucontext *uctx = to_mroce_uctx(ibuc);
 	struct mroce_alloc_ucontext_resp resp = {
 		.abi_version = MROCE_ABI_VERSION,
-		.caps = MROCE_CAP_BASIC | MROCE_CAP_DATAPATH,
+		.caps = MROCE_CAP_BASIC | MROCE_CAP_DATAPATH |
+			MROCE_CAP_RESIZE_CQ,
 	};
 	int err;
 

@@ -13,9 +13,10 @@
  * every ioctl.
  *
  * Ops left NULL in mroce_ctx_ops keep libibverbs' defaults, which fail with
- * EOPNOTSUPP (errno or return value): memory windows, XRC, the extended CQ
- * interface, resize, flows. The objects are in verbs.c (the extended QP's
- * creation too), the fast path in post.c (with the ibv_wr_* ops).
+ * EOPNOTSUPP (errno or return value): memory windows, XRC, flows, device
+ * memory, ... (resize_cq too, with a kernel that lacks MROCE_CAP_RESIZE_CQ).
+ * The objects are in verbs.c (the extended QP's and CQ's creation too), the
+ * fast path in post.c (with the ibv_wr_* and ibv_cq_ex polling ops).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,6 +92,7 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.alloc_pd = mroce_alloc_pd,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
+	.create_cq_ex = mroce_create_cq_ex,
 	.create_qp = mroce_create_qp,
 	.create_qp_ex = mroce_create_qp_ex,
 	.create_srq = mroce_create_srq,
@@ -113,6 +115,11 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.query_srq = mroce_query_srq,
 	.reg_mr = mroce_reg_mr,
 	.req_notify_cq = mroce_req_notify_cq,
+};
+
+/* what a kernel with MROCE_CAP_RESIZE_CQ adds */
+static const struct verbs_context_ops mroce_resize_ops = {
+	.resize_cq = mroce_resize_cq,
 };
 
 static struct verbs_context *mroce_alloc_context(struct ibv_device *ibdev,
@@ -150,6 +157,8 @@ static struct verbs_context *mroce_alloc_context(struct ibv_device *ibdev,
 	ctx->caps = resp.drv.caps;
 
 	verbs_set_ops(&ctx->vctx, &mroce_ctx_ops);
+	if (ctx->caps & MROCE_CAP_RESIZE_CQ)
+		verbs_set_ops(&ctx->vctx, &mroce_resize_ops);
 	return &ctx->vctx;
 
 err_uninit:

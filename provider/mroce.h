@@ -34,8 +34,15 @@ struct mroce_uring {
 };
 
 struct mroce_cq {
-	struct ibv_cq ibv_cq;
-	struct mroce_uring q;		/* we consume */
+	struct verbs_cq vcq;		/* first: ibv_cq, ibv_cq_ex */
+	struct mroce_uring q;		/* we consume; resize replaces it */
+	/*
+	 * ibv_cq_ex polling: a session (start_poll that found a CQE up to
+	 * end_poll) holds q.lock; cur is the CQE the read_* ops read, not
+	 * released yet (NULL once next_poll found nothing).
+	 */
+	const struct mroce_cqe *cur;
+	bool polling;
 };
 
 struct mroce_qp {
@@ -93,7 +100,7 @@ static inline struct mroce_pd *to_mroce_pd(struct ibv_pd *ibpd)
 }
 
 /* every object's ibv_* struct is its first member */
-#define to_mroce_cq(p)	((struct mroce_cq *)(p))
+#define to_mroce_cq(p)	((struct mroce_cq *)(p))	/* ibv_cq or ibv_cq_ex */
 #define to_mroce_qp(p)	((struct mroce_qp *)(p))	/* ibv_qp or ibv_qp_ex */
 #define to_mroce_srq(p)	((struct mroce_srq *)(p))
 #define to_mroce_ah(p)	((struct mroce_ah *)(p))
@@ -102,6 +109,9 @@ static inline struct mroce_pd *to_mroce_pd(struct ibv_pd *ibpd)
 struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
 			       struct ibv_comp_channel *channel,
 			       int comp_vector);
+struct ibv_cq_ex *mroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr);
+int mroce_resize_cq(struct ibv_cq *ibcq, int cqe);
 int mroce_destroy_cq(struct ibv_cq *ibcq);
 int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
@@ -134,5 +144,6 @@ int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 int mroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad);
 void mroce_qp_ex_init(struct mroce_qp *qp);
+void mroce_cq_ex_init(struct mroce_cq *cq);
 
 #endif /* MROCE_PROVIDER_H */

@@ -266,6 +266,11 @@ struct ibv_create_cq {
 	struct ib_uverbs_create_cq core_payload;
 };
 
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core_payload;
+};
+
 struct ibv_reg_mr {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_reg_mr core_payload;
@@ -329,6 +334,18 @@ enum {
 	VERBS_QP_EX = 1 << 1,
 };
 
+/*
+ * A CQ as libibverbs sees it: ibv_create_cq() gets the ibv_cq, and
+ * ibv_create_cq_ex() the ibv_cq_ex, of which ibv_cq is the first part
+ * (ibv_cq_ex_to_cq() is a cast). Unchanged from rdma-core 44 to 56.
+ */
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
+
 /* an ibv_mr as libibverbs allocates and frees it through the provider */
 struct verbs_mr {
 	struct ibv_mr ibv_mr;
@@ -381,6 +398,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t resp_size);
 int ibv_cmd_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_srq_init_attr *attr,
 		       struct ibv_create_srq *cmd, size_t cmd_size,
@@ -622,6 +642,58 @@ PABI34_MEMBER(ibv_qp_ex, wr_start, 320, 8);
 PABI34_MEMBER(ibv_qp_ex, wr_complete, 328, 8);
 PABI34_MEMBER(ibv_qp_ex, wr_abort, 336, 8);
 PABI34_MEMBER(ibv_qp_ex, wr_atomic_write, 344, 8);
+PABI34_SIZE(verbs_cq, 288);
+PABI34_MEMBER(verbs_cq, cq, 0, 128);
+PABI34_MEMBER(verbs_cq, cq_ex, 0, 288);
+/*
+ * struct ibv_cq_ex is public: its size is verbs_cq's in the measured data,
+ * the offsets were measured from Debian's libibverbs-dev 44.0 (v44.0's
+ * verbs.h; v56.0's has the same struct). Its first part must be ibv_cq's.
+ */
+PABI34_SIZE(ibv_cq, 128);
+PABI34_SIZE(ibv_cq_ex, 288);
+PABI34_MEMBER(ibv_cq, context, 0, 8);
+PABI34_MEMBER(ibv_cq, channel, 8, 8);
+PABI34_MEMBER(ibv_cq, cq_context, 16, 8);
+PABI34_MEMBER(ibv_cq, handle, 24, 4);
+PABI34_MEMBER(ibv_cq, cqe, 28, 4);
+PABI34_MEMBER(ibv_cq, mutex, 32, 40);
+PABI34_MEMBER(ibv_cq, cond, 72, 48);
+PABI34_MEMBER(ibv_cq, comp_events_completed, 120, 4);
+PABI34_MEMBER(ibv_cq, async_events_completed, 124, 4);
+PABI34_MEMBER(ibv_cq_ex, context, 0, 8);
+PABI34_MEMBER(ibv_cq_ex, channel, 8, 8);
+PABI34_MEMBER(ibv_cq_ex, cq_context, 16, 8);
+PABI34_MEMBER(ibv_cq_ex, handle, 24, 4);
+PABI34_MEMBER(ibv_cq_ex, cqe, 28, 4);
+PABI34_MEMBER(ibv_cq_ex, mutex, 32, 40);
+PABI34_MEMBER(ibv_cq_ex, cond, 72, 48);
+PABI34_MEMBER(ibv_cq_ex, comp_events_completed, 120, 4);
+PABI34_MEMBER(ibv_cq_ex, async_events_completed, 124, 4);
+PABI34_MEMBER(ibv_cq_ex, comp_mask, 128, 4);
+PABI34_MEMBER(ibv_cq_ex, status, 132, 4);
+PABI34_MEMBER(ibv_cq_ex, wr_id, 136, 8);
+PABI34_MEMBER(ibv_cq_ex, start_poll, 144, 8);
+PABI34_MEMBER(ibv_cq_ex, next_poll, 152, 8);
+PABI34_MEMBER(ibv_cq_ex, end_poll, 160, 8);
+PABI34_MEMBER(ibv_cq_ex, read_opcode, 168, 8);
+PABI34_MEMBER(ibv_cq_ex, read_vendor_err, 176, 8);
+PABI34_MEMBER(ibv_cq_ex, read_byte_len, 184, 8);
+PABI34_MEMBER(ibv_cq_ex, read_imm_data, 192, 8);
+PABI34_MEMBER(ibv_cq_ex, read_qp_num, 200, 8);
+PABI34_MEMBER(ibv_cq_ex, read_src_qp, 208, 8);
+PABI34_MEMBER(ibv_cq_ex, read_wc_flags, 216, 8);
+PABI34_MEMBER(ibv_cq_ex, read_slid, 224, 8);
+PABI34_MEMBER(ibv_cq_ex, read_sl, 232, 8);
+PABI34_MEMBER(ibv_cq_ex, read_dlid_path_bits, 240, 8);
+PABI34_MEMBER(ibv_cq_ex, read_completion_ts, 248, 8);
+PABI34_MEMBER(ibv_cq_ex, read_cvlan, 256, 8);
+PABI34_MEMBER(ibv_cq_ex, read_flow_tag, 264, 8);
+PABI34_MEMBER(ibv_cq_ex, read_tm_info, 272, 8);
+PABI34_MEMBER(ibv_cq_ex, read_completion_wallclock_ns, 280, 8);
+PABI34_SIZE(ibv_resize_cq, 24);
+PABI34_MEMBER(ibv_resize_cq, hdr, 0, 8);
+PABI34_MEMBER(ibv_resize_cq, core_payload, 8, 16);
 PABI34_SIZE(ibv_reg_mr, 48);
 PABI34_MEMBER(ibv_reg_mr, hdr, 0, 8);
 PABI34_MEMBER(ibv_reg_mr, core_payload, 8, 40);

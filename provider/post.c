@@ -56,6 +56,143 @@ int mroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	return n;
 }
 
+/*
+ * The extended CQ's polling session. start_poll takes the CQ's lock and
+ * holds it to end_poll, when it finds a CQE; the current CQE (cq->cur)
+ * stays in the ring, unreleased, while the read_* ops read it, and is
+ * released by next_poll or end_poll. If start_poll finds nothing it
+ * returns ENOENT with the lock dropped and end_poll must not be called,
+ * but one that is (pyverbs does) does nothing. next_poll after ENOENT
+ * looks again.
+ */
+static void cqx_take(struct mroce_cq *cq)
+{
+	const struct mroce_cqe *e = mre_ring_entry(&cq->q.r, cq->q.r.cons);
+
+	cq->cur = e;
+	cq->vcq.cq_ex.wr_id = e->wr_id;
+	cq->vcq.cq_ex.status = e->status;
+}
+
+static void cqx_release(struct mroce_cq *cq)
+{
+	if (cq->cur) {
+		cq->cur = NULL;
+		mre_ring_release(&cq->q.r, cq->q.r.cons + 1);
+	}
+}
+
+static int cqx_start_poll(struct ibv_cq_ex *x, struct ibv_poll_cq_attr *attr)
+{
+	struct mroce_cq *cq = to_mroce_cq(x);
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->q.lock);
+	if (!mre_ring_avail(&cq->q.r)) {
+		pthread_spin_unlock(&cq->q.lock);
+		return ENOENT;
+	}
+	cq->polling = true;
+	cqx_take(cq);
+	return 0;
+}
+
+static int cqx_next_poll(struct ibv_cq_ex *x)
+{
+	struct mroce_cq *cq = to_mroce_cq(x);
+
+	cqx_release(cq);
+	if (!mre_ring_avail(&cq->q.r))
+		return ENOENT;
+	cqx_take(cq);
+	return 0;
+}
+
+static void cqx_end_poll(struct ibv_cq_ex *x)
+{
+	struct mroce_cq *cq = to_mroce_cq(x);
+
+	if (!cq->polling)
+		return;
+	cqx_release(cq);
+	cq->polling = false;
+	pthread_spin_unlock(&cq->q.lock);
+}
+
+static enum ibv_wc_opcode cqx_read_opcode(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->opcode;
+}
+
+static uint32_t cqx_read_vendor_err(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->vendor_err;
+}
+
+static uint32_t cqx_read_byte_len(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->byte_len;
+}
+
+static __be32 cqx_read_imm_data(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->imm_data;	/* big-endian already */
+}
+
+static uint32_t cqx_read_qp_num(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->qp_num;
+}
+
+static uint32_t cqx_read_src_qp(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->src_qp;
+}
+
+static unsigned int cqx_read_wc_flags(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->wc_flags;
+}
+
+static uint32_t cqx_read_slid(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->slid;
+}
+
+static uint8_t cqx_read_sl(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->sl;
+}
+
+static uint8_t cqx_read_dlid_path_bits(struct ibv_cq_ex *x)
+{
+	return to_mroce_cq(x)->cur->dlid_path_bits;
+}
+
+/*
+ * Every reader of a standard field is set, whatever wc_flags asked for
+ * (they cost nothing); the others stay NULL, as their flags are refused.
+ */
+void mroce_cq_ex_init(struct mroce_cq *cq)
+{
+	struct ibv_cq_ex *x = &cq->vcq.cq_ex;
+
+	x->start_poll = cqx_start_poll;
+	x->next_poll = cqx_next_poll;
+	x->end_poll = cqx_end_poll;
+	x->read_opcode = cqx_read_opcode;
+	x->read_vendor_err = cqx_read_vendor_err;
+	x->read_byte_len = cqx_read_byte_len;
+	x->read_imm_data = cqx_read_imm_data;
+	x->read_qp_num = cqx_read_qp_num;
+	x->read_src_qp = cqx_read_src_qp;
+	x->read_wc_flags = cqx_read_wc_flags;
+	x->read_slid = cqx_read_slid;
+	x->read_sl = cqx_read_sl;
+	x->read_dlid_path_bits = cqx_read_dlid_path_bits;
+}
+
 /* ---- SQ ------------------------------------------------------------------ */
 
 static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)

@@ -11,19 +11,31 @@
 
 #include "mroce.h"
 
+/* map a ring the kernel described at @*map; 0 or an errno */
+static int ring_mmap(struct ibv_context *ibctx, uint64_t offset, uint64_t len,
+		     uint32_t size, uint32_t stride, void **map)
+{
+	if (!len || !size || (size & (size - 1)) || !stride ||
+	    len < MRE_RING_HDR_SIZE + (uint64_t)size * stride)
+		return EINVAL;
+	*map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibctx->cmd_fd, offset);
+	if (*map == MAP_FAILED) {
+		*map = NULL;
+		return errno;
+	}
+	return 0;
+}
+
 /* map the ring the kernel described; 0 or an errno */
 static int uring_map(struct mroce_uring *u, struct ibv_context *ibctx,
 		     uint64_t offset, uint64_t len, uint32_t size,
 		     uint32_t stride)
 {
-	if (!len || !size || (size & (size - 1)) || !stride)
-		return EINVAL;
-	u->map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED,
-		      ibctx->cmd_fd, offset);
-	if (u->map == MAP_FAILED) {
-		u->map = NULL;
-		return errno;
-	}
+	int err = ring_mmap(ibctx, offset, len, size, stride, &u->map);
+
+	if (err)
+		return err;
 	u->len = len;
 	mre_ring_init(&u->r, u->map, size, stride);
 	pthread_spin_init(&u->lock, PTHREAD_PROCESS_PRIVATE);
@@ -46,9 +58,9 @@ struct mroce_create_cq_resp_all {
 	struct mroce_create_cq_resp drv;
 };
 
-struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
-			       struct ibv_comp_channel *channel,
-			       int comp_vector)
+static struct mroce_cq *create_cq(struct ibv_context *ibctx, int cqe,
+				  struct ibv_comp_channel *channel,
+				  int comp_vector)
 {
 	struct mroce_create_cq_resp_all resp = {};
 	struct ibv_create_cq cmd = {};
@@ -60,7 +72,7 @@ struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
+	err = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->vcq.cq,
 				&cmd, sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (err)
 		goto err_free;
@@ -69,15 +81,122 @@ struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
 	if (err) {
 		mroce_err(&to_mroce_ctx(ibctx)->vctx, "cannot map CQ: %s\n",
 			  strerror(err));
-		ibv_cmd_destroy_cq(&cq->ibv_cq);
+		ibv_cmd_destroy_cq(&cq->vcq.cq);
 		goto err_free;
 	}
-	return &cq->ibv_cq;
+	return cq;
 
 err_free:
 	free(cq);
 	errno = err;
 	return NULL;
+}
+
+struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
+			       struct ibv_comp_channel *channel,
+			       int comp_vector)
+{
+	struct mroce_cq *cq = create_cq(ibctx, cqe, channel, comp_vector);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+enum {
+	/* what the CQE has: every standard field, no timestamp, VLAN, tag */
+	MROCE_CQ_WC_FLAGS = IBV_WC_STANDARD_FLAGS,
+	/* a hint: the CQ locks anyway */
+	MROCE_CQ_CREATE_FLAGS = IBV_CREATE_CQ_ATTR_SINGLE_THREADED,
+};
+
+/*
+ * The extended CQ: the same kernel CQ and ring as ibv_create_cq() (made
+ * with the legacy command), polled with the ibv_cq_ex ops (post.c).
+ * libibverbs has refused wc_flags it does not know and will fill channel
+ * and cq_context. A parent domain (IBV_CQ_INIT_ATTR_MASK_PD), a wc_flag
+ * beyond the standard ones (timestamps, CVLAN, flow tag, TM info) and a
+ * create flag other than SINGLE_THREADED (IGNORE_OVERRUN) are EOPNOTSUPP.
+ */
+struct ibv_cq_ex *mroce_create_cq_ex(struct ibv_context *ibctx,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct mroce_context *ctx = to_mroce_ctx(ibctx);
+	struct mroce_cq *cq;
+
+	if (attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) {
+		mroce_err(&ctx->vctx, "unsupported comp_mask %#x\n",
+			  attr->comp_mask);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->wc_flags & ~(uint64_t)MROCE_CQ_WC_FLAGS) {
+		mroce_err(&ctx->vctx, "unsupported wc_flags %#llx\n",
+			  (unsigned long long)(attr->wc_flags &
+					       ~(uint64_t)MROCE_CQ_WC_FLAGS));
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS &&
+	    attr->flags & ~MROCE_CQ_CREATE_FLAGS) {
+		mroce_err(&ctx->vctx, "unsupported create flags %#x\n",
+			  attr->flags);
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = create_cq(ibctx, attr->cqe, attr->channel, attr->comp_vector);
+	if (!cq)
+		return NULL;
+	mroce_cq_ex_init(cq);
+	return &cq->vcq.cq_ex;
+}
+
+struct mroce_resize_cq_resp_all {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct mroce_resize_cq_resp drv;
+};
+
+/*
+ * The kernel moves the CQEs not polled yet to a new ring and answers with
+ * it (mroce-abi.h); we hold the CQ's lock over the command, so nothing is
+ * polled twice, then map the new ring and unmap the old one. An error from
+ * the command (EINVAL: more CQEs outstanding than @cqe) leaves the CQ as it
+ * was. Once the kernel has switched, only the mmap can fail (no address
+ * space left): the CQ then has no ring we can see, is made to look empty,
+ * and must be destroyed.
+ */
+int mroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct mroce_resize_cq_resp_all resp = {};
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	struct ibv_resize_cq cmd = {};
+	struct mre_ring *r = &cq->q.r;
+	void *map;
+	int err;
+
+	pthread_spin_lock(&cq->q.lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err)
+		goto out;
+	err = ring_mmap(ibcq->context, resp.drv.mmap_offset,
+			resp.drv.mmap_len, resp.drv.size, resp.drv.stride,
+			&map);
+	if (err) {
+		mroce_err(&to_mroce_ctx(ibcq->context)->vctx,
+			  "cannot map the resized CQ (%s): it is lost\n",
+			  strerror(err));
+		/* the kernel no longer writes the old ring: make it empty */
+		r->prod = r->cons;
+		mre_ring_store(&r->hdr->prod, r->cons);
+		goto out;
+	}
+	munmap(cq->q.map, cq->q.len);
+	cq->q.map = map;
+	cq->q.len = resp.drv.mmap_len;
+	/* the kernel's new ring starts at index 0, the CQEs kept before prod */
+	mre_ring_init(r, map, resp.drv.size, resp.drv.stride);
+out:
+	pthread_spin_unlock(&cq->q.lock);
+	return err;
 }
 
 int mroce_destroy_cq(struct ibv_cq *ibcq)

@@ -368,9 +368,9 @@ static void check_create(struct side *s)
 	create_fails(s, IBV_QPT_RC, IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		     IBV_QP_EX_WITH_SEND, 0, EINVAL, "without a PD");
 
-	errno = 0;
+	/* the extended CQ itself: mroce-cq-check */
 	cqx = ibv_create_cq_ex(s->ctx, &cqa);
-	check(!cqx && errno == EOPNOTSUPP, "ibv_create_cq_ex fails with EOPNOTSUPP");
+	check(cqx && cqx->cqe >= 16, "ibv_create_cq_ex works");
 	if (cqx)
 		ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	memset(&dev, 0, sizeof(dev));

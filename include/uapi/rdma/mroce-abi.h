@@ -27,6 +27,8 @@ enum mroce_ucontext_caps {
 	MROCE_CAP_BASIC		= 1 << 0,
 	/* QPs, CQs, SRQs, MRs, AHs through the mmap'd rings below */
 	MROCE_CAP_DATAPATH	= 1 << 1,
+	/* IB_USER_VERBS_CMD_RESIZE_CQ, answered with mroce_resize_cq_resp */
+	MROCE_CAP_RESIZE_CQ	= 1 << 2,
 };
 
 /* response to IB_USER_VERBS_CMD_GET_CONTEXT (driver part) */
@@ -116,6 +118,23 @@ struct mroce_cqe {
 
 /* driver part of the create CQ response */
 struct mroce_create_cq_resp {
+	__aligned_u64 mmap_offset;
+	__aligned_u64 mmap_len;
+	__u32 size;		/* entries (>= the cqe asked for) */
+	__u32 stride;		/* MROCE_CQE_STRIDE */
+};
+
+/*
+ * Driver part of the resize CQ response: the CQ's new ring. The kernel
+ * copied the CQEs not yet polled (consumer index to producer index of the
+ * old ring, read when it switched) to the new ring's slots 0..n-1 and set
+ * its producer index to n and its consumer index to 0; from then on it
+ * fills the new ring only. The old ring's mapping stays valid until the
+ * provider unmaps it, but the kernel no longer writes to it. The provider
+ * must not poll the CQ while the command runs (or it would take CQEs that
+ * were copied too), then maps the new ring and unmaps the old one.
+ */
+struct mroce_resize_cq_resp {
 	__aligned_u64 mmap_offset;
 	__aligned_u64 mmap_len;
 	__u32 size;		/* entries (>= the cqe asked for) */
