@@ -584,11 +584,13 @@ static void qp_kick(struct mroce_qp *qp)
 			while (qp->sq_done != qp->sq_taken) {
 				struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done);
 
+				/* a local error (bad AH, lkey): as a bad WQE */
+				if (!w->status)
+					w->status = mroce_ud_send(qp, w, &b);
 				if (w->status) {
 					mroce_qp_sq_check(qp, &b);
 					break;
 				}
-				mroce_ud_send(qp, w, &b);
 				mroce_qp_send_done(qp, qp->sq_done, IB_WC_SUCCESS,
 						   &b);
 			}
