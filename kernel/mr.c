@@ -344,3 +344,22 @@ bool mroce_mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check)
 	rcu_read_unlock();
 	return ok;
 }
+
+void mroce_mw_qp_gone(struct ib_qp *qp)
+{
+	struct mroce_dev *mdev = to_mroce_dev(qp->device);
+	struct mroce_mw *mw;
+	unsigned long id;
+
+	/* under RCU throughout: dealloc_mw waits for us */
+	rcu_read_lock();
+	xa_for_each(&mdev->mws, id, mw) {
+		if (mw->ibmw.type != IB_MW_TYPE_2 || mw->ibmw.pd != qp->pd)
+			continue;
+		spin_lock_bh(&mw->lock);
+		if (mw->bound && mw->qpn == qp->qp_num)
+			mw->bound = false;
+		spin_unlock_bh(&mw->lock);
+	}
+	rcu_read_unlock();
+}

@@ -21,7 +21,9 @@
  * that key as a local access would. Nothing holds the MR: deregistering it
  * leaves the windows bound to it unusable (as on mlx5), and an access
  * through them fails with a remote access error. Bind and invalidate run
- * in the QP's SQ order (qp.c); each MW's binding is guarded by its lock.
+ * in the QP's SQ order (qp.c); each MW's binding is guarded by its lock. A
+ * type 2 MW is bound to the QP that bound it (2B) and is free again when
+ * that QP is destroyed.
  */
 #ifndef MROCE_MR_H
 #define MROCE_MR_H
@@ -119,6 +121,8 @@ enum ib_wc_status mroce_mw_bind(struct ib_qp *qp, u32 mw_key, u32 new_rkey,
  * invalidated. Returns true on success.
  */
 bool mroce_mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check);
+/* @qp is being destroyed: the type 2 MWs it bound are free again */
+void mroce_mw_qp_gone(struct ib_qp *qp);
 
 /* copy @len bytes between @buf and @addr of @mr (range already checked) */
 void mroce_mr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,

@@ -1050,6 +1050,9 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	mutex_unlock(&qp->mutex);
 	mroce_batch_flush(&b);
+	/* nothing runs its WQEs any more: its type 2B windows die with it */
+	if (is_rc(qp))
+		mroce_mw_qp_gone(ibqp);
 	synchronize_rcu();
 	cancel_work_sync(&qp->err_work);
 	cancel_work_sync(&qp->sqd_work);

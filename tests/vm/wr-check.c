@@ -1107,6 +1107,12 @@ static void check_mw(struct side *a, struct side *b)
 	check(st == IBV_WC_MW_BIND_ERR,
 	      "MW type 2: bound again without invalidation: MW_BIND_ERR");
 	pair_close(&e);
+	pair_open(&e);
+	rkey = ibv_inc_rkey(ibv_inc_rkey(ibv_inc_rkey(rkey)));
+	st = bind2(&e, mw, rkey, e.mr, WOFF, WLEN, rw);
+	check(st == IBV_WC_SUCCESS,
+	      "MW type 2: free again once the QP that bound it is destroyed");
+	pair_close(&e);
 	ibv_dealloc_mw(mw);
 
 	/* out of the window, or without the right: refused, nothing written */
