@@ -16,6 +16,8 @@
 
 /* a kernel CQ keeps the ib_qp pointer for ib_wc.qp in the CQE's spare room */
 static_assert(sizeof_field(struct mroce_cqe, reserved) >= sizeof(void *));
+static_assert((int)MROCE_WC_GRH == (int)IB_WC_GRH &&
+	      (int)MROCE_WC_WITH_IMM == (int)IB_WC_WITH_IMM);
 
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
@@ -207,13 +209,15 @@ static void cqe_to_wc(const struct mroce_cqe *e, struct ib_wc *wc)
 	wc->ex.imm_data = (__force __be32)e->imm_data;
 	wc->qp = qp;
 	wc->src_qp = e->src_qp;
-	wc->wc_flags = e->wc_flags;
+	/* IBV_WC_GRH and _WITH_IMM have the kernel's values, _WITH_INV not */
+	wc->wc_flags = e->wc_flags & (IB_WC_GRH | IB_WC_WITH_IMM);
+	if (e->wc_flags & MROCE_WC_WITH_INV)
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;	/* ex: invalidate_rkey */
 	wc->pkey_index = e->pkey_index;
 	wc->slid = e->slid;
 	wc->sl = e->sl;
 	wc->dlid_path_bits = e->dlid_path_bits;
 	wc->port_num = e->port_num;
-	/* IBV_WC_GRH and _WITH_IMM have the kernel's values; the rest is ours */
 	if (e->network_hdr_type) {
 		wc->network_hdr_type = e->network_hdr_type;
 		wc->wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;

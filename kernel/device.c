@@ -71,6 +71,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.uverbs_abi_ver = MROCE_ABI_VERSION,
 
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
+	.alloc_mw = mroce_alloc_mw,
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
 	.create_ah = mroce_create_ah,
@@ -79,6 +80,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.create_srq = mroce_create_srq,
 	.create_user_ah = mroce_create_ah,
 	.dealloc_driver = mroce_dev_dealloc,
+	.dealloc_mw = mroce_dealloc_mw,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dealloc_ucontext = mroce_dealloc_ucontext,
 	.dereg_mr = mroce_dereg_mr,
@@ -111,6 +113,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, mroce_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mroce_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, mroce_srq, ibsrq),
@@ -139,6 +142,7 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	INIT_LIST_HEAD(&mdev->net_node);
 	xa_init_flags(&mdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&mdev->mrs, XA_FLAGS_ALLOC1);
+	xa_init(&mdev->mws);
 	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1);
 	mdev->ndev = ndev;
 	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
@@ -287,9 +291,11 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	if (mdev->peers_ready)
 		mroce_peers_exit(mdev);
 	mroce_net_detach(mdev);
-	WARN_ON_ONCE(!xa_empty(&mdev->qps) || !xa_empty(&mdev->mrs));
+	WARN_ON_ONCE(!xa_empty(&mdev->qps) || !xa_empty(&mdev->mrs) ||
+		     !xa_empty(&mdev->mws));
 	xa_destroy(&mdev->qps);
 	xa_destroy(&mdev->mrs);
+	xa_destroy(&mdev->mws);
 	xa_destroy(&mdev->ahs);
 	mroce_dp_put(mdev->dp);
 	mdev->dp = NULL;

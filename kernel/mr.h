@@ -11,6 +11,19 @@
  * the network: dereg removes the key (no new lookup can find it) and waits
  * for the few copies in progress, then unpins the pages. A WQE that names a
  * key that is gone fails with a protection error when it is used.
+ *
+ * Memory windows (type 1 and type 2B) take their index from the same key
+ * space (reserved in mdev->mrs, the MW itself in mdev->mws), so an rkey
+ * names an MR or an MW, never both. An MW is an rkey that maps to a window
+ * [addr, addr + length) of one MR, with its own remote rights: binding
+ * records the MR's key, the window and the rights; a remote access through
+ * the MW's rkey (mroce_rkey_get()) checks them, then looks the MR up by
+ * that key as a local access would. Nothing holds the MR: deregistering it
+ * leaves the windows bound to it unusable (as on mlx5), and an access
+ * through them fails with a remote access error. Bind and invalidate run
+ * in the QP's SQ order (qp.c); each MW's binding is guarded by its lock. A
+ * type 2 MW is bound to the QP that bound it (2B) and is free again when
+ * that QP is destroyed.
  */
 #ifndef MROCE_MR_H
 #define MROCE_MR_H
@@ -47,11 +60,31 @@ static inline struct mroce_mr *to_mroce_mr(struct ib_mr *ibmr)
 	return container_of(ibmr, struct mroce_mr, ibmr);
 }
 
+struct mroce_mw {
+	struct ib_mw ibmw;	/* allocated and freed by the core */
+	u32 id;			/* index in mdev->mws (reserved in mdev->mrs) */
+	spinlock_t lock;	/* everything below */
+	u32 rkey;		/* current: id << 8 | key byte */
+	bool bound;		/* remote access through rkey is possible */
+	u32 mr_key;		/* bound: the MR's key */
+	u64 addr;		/* bound: the window, in the MR's iovas */
+	u64 length;
+	int access;		/* bound: IB_ACCESS_* of the window */
+	u32 qpn;		/* bound type 2: the QP that bound it */
+};
+
+static inline struct mroce_mw *to_mroce_mw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct mroce_mw, ibmw);
+}
+
 /* ib_device_ops */
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access);
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mroce_dealloc_mw(struct ib_mw *ibmw);
 
 /*
  * The MR @key of @pd covering [@addr, @addr + @len) with all of @access,
@@ -62,6 +95,34 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *mdev, struct ib_pd *pd,
 			      u32 key, u64 addr, u64 len, int access,
 			      bool remote);
 void mroce_mr_put(struct mroce_mr *mr);
+
+/*
+ * What an rkey that came off the wire for @qp may touch: the MR @rkey
+ * names (as mroce_mr_get(..., true)), or the MR behind the MW @rkey names
+ * when the window is bound, covers [@addr, @addr + @len) with all of
+ * @access, is in @qp's PD and (type 2) was bound by @qp. Referenced, or
+ * NULL. Any context.
+ */
+struct mroce_mr *mroce_rkey_get(struct ib_qp *qp, u32 rkey, u64 addr, u64 len,
+				int access);
+
+/*
+ * The local operations on MWs, run in SQ order by @qp (BH disabled).
+ * Bind the MW named by @mw_key to [@addr, @addr + @len) of the MR @mr_key
+ * (0 with @len 0: unbind, type 1 only) with @access; its rkey becomes
+ * @new_rkey. Returns IB_WC_SUCCESS or IB_WC_MW_BIND_ERR.
+ */
+enum ib_wc_status mroce_mw_bind(struct ib_qp *qp, u32 mw_key, u32 new_rkey,
+				u32 mr_key, u64 addr, u64 len, int access);
+/*
+ * Invalidate the type 2 MW @rkey of @qp's PD: LOCAL_INV (@remote false),
+ * or SEND_WITH_INV arriving on @qp (@remote: the MW must be bound, by
+ * @qp). @check: only say whether it would succeed. MRs cannot be
+ * invalidated. Returns true on success.
+ */
+bool mroce_mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check);
+/* @qp is being destroyed: the type 2 MWs it bound are free again */
+void mroce_mw_qp_gone(struct ib_qp *qp);
 
 /* copy @len bytes between @buf and @addr of @mr (range already checked) */
 void mroce_mr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,

@@ -83,7 +83,8 @@ struct mroce_dev {
 	struct xarray qps;		/* by QP number; RCU readers */
 	u32 qp_next;
 	struct xarray mrs;		/* by key >> 8; RCU readers */
-	u32 mr_next;
+	u32 mr_next;			/* (MWs reserve their index there too) */
+	struct xarray mws;		/* memory windows by rkey >> 8; RCU readers */
 	struct xarray ahs;		/* by AH id; RCU readers */
 	u32 ah_next;
 	struct hlist_head peer_hash[1 << MROCE_PEER_HASH_BITS]; /* by address */

@@ -178,8 +178,8 @@ static int e_xmit(struct mre_conn *c, const struct mre_xmit *x)
 		struct mroce_qp *qp = mroce_qp_of_stream(x->pl_stream);
 		struct mroce_mr *mr;
 
-		mr = mroce_mr_get(mdev, qp->ibqp.pd, x->pl_rkey, x->pl_addr,
-				  x->pl_len, IB_ACCESS_REMOTE_READ, true);
+		mr = mroce_rkey_get(&qp->ibqp, x->pl_rkey, x->pl_addr,
+				    x->pl_len, IB_ACCESS_REMOTE_READ);
 		if (!mr) {
 			kfree_skb(skb);
 			return MRE_SYN_REM_ACCESS;
@@ -198,7 +198,7 @@ static bool e_sq_get(struct mre_stream *s, u32 msn, struct mre_wqe *w)
 	struct mroce_swqe *q;
 
 	spin_lock(&qp->lock);
-	q = mroce_qp_sq_get(qp, msn);
+	q = mroce_qp_sq_get(qp, msn, mroce_peer_of(s->conn)->batch);
 	if (q) {
 		memset(w, 0, sizeof(*w));
 		w->len = q->length;
@@ -211,6 +211,10 @@ static bool e_sq_get(struct mre_stream *s, u32 msn, struct mre_wqe *w)
 			w->flags |= MRE_WQE_IMM;
 			fallthrough;
 		case IB_WR_SEND:
+			w->op = MRE_OP_SEND;
+			break;
+		case IB_WR_SEND_WITH_INV:
+			w->flags |= MRE_WQE_INV;	/* imm: the rkey */
 			w->op = MRE_OP_SEND;
 			break;
 		case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -257,6 +261,14 @@ static int place_recv(struct mroce_qp *qp, const struct mre_place *p,
 		return MRE_SYN_RNR;
 	if (p->mlen > r->length)
 		return MRE_SYN_REM_INV_REQ;
+	/*
+	 * SEND with invalidate: the rkey must name a type 2 MW bound by this
+	 * QP. Checked here, where a NAK can still answer it; invalidated in
+	 * order, when the receive completes (e_recv_done()).
+	 */
+	if (p->dflags & MRE_DF_INV && p->dflags & MRE_DF_LAST &&
+	    !mroce_mw_invalidate(&qp->ibqp, p->imm, true, true))
+		return MRE_SYN_REM_INV_REQ;
 	if (mroce_sge_copy(qp, r->sge, r->num_sge, p->offset, (void *)data,
 			   p->len, true))
 		return MRE_SYN_REM_OP;	/* our receive's own key is bad */
@@ -276,8 +288,8 @@ static int place_write(struct mroce_qp *qp, const struct mre_place *p,
 		return MRE_SYN_RNR;
 	if (!p->mlen)
 		return MRE_SYN_NONE;
-	mr = mroce_mr_get(to_mroce_dev(qp->ibqp.device), qp->ibqp.pd, p->rkey,
-			  p->raddr, p->mlen, IB_ACCESS_REMOTE_WRITE, true);
+	mr = mroce_rkey_get(&qp->ibqp, p->rkey, p->raddr, p->mlen,
+			    IB_ACCESS_REMOTE_WRITE);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
 	mroce_mr_copy(mr, p->raddr + p->offset, (void *)data, p->len, true);
@@ -326,8 +338,7 @@ static int e_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr, u32 len)
 		return MRE_SYN_REM_ACCESS;
 	if (!len)
 		return MRE_SYN_NONE;
-	mr = mroce_mr_get(to_mroce_dev(qp->ibqp.device), qp->ibqp.pd, rkey,
-			  raddr, len, right, true);
+	mr = mroce_rkey_get(&qp->ibqp, rkey, raddr, len, right);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
 	mroce_mr_put(mr);
@@ -344,8 +355,8 @@ static int e_atomic(struct mre_stream *s, const struct mre_atomic *a,
 
 	if (!qp_allows(qp, IB_ACCESS_REMOTE_ATOMIC) || a->raddr & 7)
 		return MRE_SYN_REM_ACCESS;
-	mr = mroce_mr_get(mdev, qp->ibqp.pd, a->rkey, a->raddr, 8,
-			  IB_ACCESS_REMOTE_ATOMIC, true);
+	mr = mroce_rkey_get(&qp->ibqp, a->rkey, a->raddr, 8,
+			    IB_ACCESS_REMOTE_ATOMIC);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
 	/* one lock for all atomics of the device, as rxe does */
@@ -370,6 +381,9 @@ static void e_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
 	spin_lock(&qp->lock);
 	mroce_qp_send_done(qp, qp->sq_base + msn, mroce_wc_status(st), b);
 	mroce_qp_sq_check(qp, b);
+	/* local WQEs that waited for it run now, then the messages after */
+	if (mroce_qp_run_local(qp, b))
+		mre_stream_kick(s);
 	spin_unlock(&qp->lock);
 }
 
@@ -387,9 +401,18 @@ static void e_recv_done(struct mre_stream *s, const struct mre_recv_done *rd)
 
 	if (rd->dflags & MRE_DF_IMM) {
 		cqe.imm_data = rd->imm;
-		cqe.wc_flags = IB_WC_WITH_IMM;
+		cqe.wc_flags = MROCE_WC_WITH_IMM;
 	}
 	spin_lock(&qp->lock);
+	if (rd->dflags & MRE_DF_INV && rd->status == MRE_ST_OK) {
+		/*
+		 * Checked when it arrived; if the MW changed since (a local
+		 * invalidate or dealloc raced it) it is not valid either way.
+		 */
+		mroce_mw_invalidate(&qp->ibqp, rd->imm, true, false);
+		cqe.imm_data = rd->imm;		/* the rkey, host order */
+		cqe.wc_flags = MROCE_WC_WITH_INV;
+	}
 	r = mroce_qp_rq_get(qp, rd->rsn, b);
 	if (r)
 		mroce_qp_recv_done(qp, r, &cqe, rd->dflags & MRE_DF_SOLICIT, b);

@@ -77,9 +77,19 @@ static u32 wc_opcode(u32 wr_opcode)
 		return IB_WC_COMP_SWAP;
 	case IB_WR_ATOMIC_FETCH_AND_ADD:
 		return IB_WC_FETCH_ADD;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
 	default:
 		return IB_WC_SEND;
 	}
+}
+
+/* BIND_MW and LOCAL_INV: done here, nothing goes to the peer */
+static bool is_local(const struct mroce_swqe *w)
+{
+	return w->opcode == IB_WR_BIND_MW || w->opcode == IB_WR_LOCAL_INV;
 }
 
 /* IB's RNR NAK timer encoding (min_rnr_timer) in nanoseconds */
@@ -160,6 +170,22 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 	case IB_WR_SEND:
 	case IB_WR_SEND_WITH_IMM:
 		break;
+	case IB_WR_SEND_WITH_INV:
+		if (!rc)
+			goto bad_op;
+		break;
+	case IB_WR_LOCAL_INV:
+		if (!rc)
+			goto bad_op;
+		return;			/* imm is the rkey; no data */
+	case IB_WR_BIND_MW:
+		/* kernel ULPs have no MW binding WR */
+		if (!rc || !qp->user)
+			goto bad_op;
+		w->bind_lkey = READ_ONCE(e->bind_lkey);
+		w->bind_access = READ_ONCE(e->bind_access);
+		w->bind_mw = READ_ONCE(e->bind_mw_rkey);
+		return;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
 		if (!rc)
@@ -221,15 +247,61 @@ static bool sq_refresh(struct mroce_qp *qp)
 	return qp->sq_taken != qp->sq_done;
 }
 
+static enum ib_wc_status run_one_local(struct mroce_qp *qp,
+					const struct mroce_swqe *w)
+{
+	if (w->opcode == IB_WR_BIND_MW)
+		return mroce_mw_bind(&qp->ibqp, w->bind_mw, w->rkey,
+				     w->bind_lkey, w->raddr, w->compare_add,
+				     w->bind_access);
+	return mroce_mw_invalidate(&qp->ibqp, w->imm, false, false) ?
+	       IB_WC_SUCCESS : IB_WC_LOC_PROT_ERR;
+}
+
+/*
+ * A local WQE runs once every WQE before it has completed, so it sees the
+ * effects of the operations posted before it and those posted after it see
+ * its own. It is not a message: the engine never fetched it (the message
+ * numbers skip it, sq_base moves past it) and stops at it until it has run.
+ * One that fails completes in error and ends the QP, as a bad WQE does.
+ */
+bool mroce_qp_run_local(struct mroce_qp *qp, struct mroce_batch *b)
+{
+	bool ran = false;
+
+	lockdep_assert_held(&qp->lock);
+	while (qp->state == IB_QPS_RTS && qp->sq_done != qp->sq_taken) {
+		struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done);
+		enum ib_wc_status st;
+
+		if (w->status || !is_local(w))
+			break;
+		st = run_one_local(qp, w);
+		if (st) {
+			mroce_dbg_qp(qp, "wr %#llx: opcode %u failed\n", w->wr_id,
+				     w->opcode);
+			w->status = st;
+			mroce_qp_sq_check(qp, b);
+			break;
+		}
+		qp->sq_base++;
+		mroce_qp_send_done(qp, qp->sq_done, IB_WC_SUCCESS, b);
+		ran = true;
+	}
+	return ran;
+}
+
 /*
  * The SQ as the engine sees it: message @msn exists when it has been
  * posted, copied and found valid. A message already under way stays
  * readable in any state (its packets may have to be resent, e.g. while the
  * SQ drains); a new one starts only in RTS. When the engine finds nothing,
  * ask the provider for a doorbell, then look once more (the provider does
- * the mirror image, see ring.h).
+ * the mirror image, see ring.h). Local WQEs in the way run here if they
+ * may; if they may not yet, there is no message @msn yet.
  */
-struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn)
+struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn,
+				   struct mroce_batch *b)
 {
 	u32 idx = qp->sq_base + msn;
 	struct mroce_swqe *w;
@@ -240,24 +312,34 @@ struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn)
 		w = mroce_swqe(qp, idx);
 		return w->status ? NULL : w;
 	}
-	if (qp->state != IB_QPS_RTS)
-		return NULL;
-	if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done) {
-		sq_refresh(qp);
+	for (;;) {
+		if (qp->state != IB_QPS_RTS)
+			return NULL;
+		idx = qp->sq_base + msn;
 		if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done) {
-			u32 f = mre_ring_load(&qp->sq.r.hdr->flags);
-
-			mre_ring_store(&qp->sq.r.hdr->flags,
-				       f | MRE_RING_F_DB_NEEDED);
-			mre_ring_mb();
 			sq_refresh(qp);
-			if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done)
-				return NULL;
-			mre_ring_store(&qp->sq.r.hdr->flags, f);
+			if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done) {
+				u32 f = mre_ring_load(&qp->sq.r.hdr->flags);
+
+				mre_ring_store(&qp->sq.r.hdr->flags,
+					       f | MRE_RING_F_DB_NEEDED);
+				mre_ring_mb();
+				sq_refresh(qp);
+				if (idx - qp->sq_done >=
+				    qp->sq_taken - qp->sq_done)
+					return NULL;
+				mre_ring_store(&qp->sq.r.hdr->flags, f);
+			}
 		}
+		w = mroce_swqe(qp, idx);
+		if (w->status)
+			return NULL;
+		if (!is_local(w))
+			return w;
+		/* it runs when all before it are done; then @msn is the next */
+		if (!mroce_qp_run_local(qp, b))
+			return NULL;
 	}
-	w = mroce_swqe(qp, idx);
-	return w->status ? NULL : w;
 }
 
 static void post_cqe(struct mroce_cq *cq, struct mroce_qp *qp,
@@ -572,6 +654,7 @@ static void qp_kick(struct mroce_qp *qp)
 			mre_ring_store(&qp->sq.r.hdr->flags, 0);
 			sq_refresh(qp);
 			mroce_qp_sq_check(qp, &b);
+			mroce_qp_run_local(qp, &b);
 			if (qp->state == IB_QPS_RTS)
 				mre_stream_kick(&qp->s);
 			spin_unlock(&qp->lock);
@@ -969,6 +1052,9 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	qp->state = IB_QPS_RESET;
 	mutex_unlock(&qp->mutex);
 	mroce_batch_flush(&b);
+	/* nothing runs its WQEs any more: its type 2B windows die with it */
+	if (is_rc(qp))
+		mroce_mw_qp_gone(ibqp);
 	synchronize_rcu();
 	cancel_work_sync(&qp->err_work);
 	cancel_work_sync(&qp->sqd_work);

@@ -48,7 +48,11 @@ struct mroce_dev;
 #define MROCE_MAX_RD_ATOMIC	MRE_RD_SLOTS
 #define MROCE_SRQ_CLAIMS	64	/* receives in progress per QP on an SRQ */
 
-/* the kernel's validated copy of a send WQE */
+/*
+ * The kernel's validated copy of a send WQE. BIND_MW: the window is
+ * [raddr, raddr + compare_add), rkey the MW's new rkey; LOCAL_INV and
+ * SEND_WITH_INV: imm is the rkey to invalidate (host order).
+ */
 struct mroce_swqe {
 	u64 wr_id;
 	u32 opcode;		/* IB_WR_* */
@@ -60,9 +64,18 @@ struct mroce_swqe {
 	u32 num_sge;		/* 0 with IB_SEND_INLINE */
 	u64 compare_add;
 	u64 swap;
-	u32 ah;			/* UD */
-	u32 remote_qpn;		/* UD */
-	u32 qkey;		/* UD */
+	union {
+		struct {
+			u32 ah;		/* UD */
+			u32 remote_qpn;	/* UD */
+			u32 qkey;	/* UD */
+		};
+		struct {
+			u32 bind_lkey;	/* BIND_MW: the MR */
+			u32 bind_access; /* BIND_MW: IB_ACCESS_* */
+			u32 bind_mw;	/* BIND_MW: the MW's rkey */
+		};
+	};
 	u8 status;		/* IB_WC_SUCCESS or the local error it ends with */
 	union {
 		struct mroce_sge sge[0];
@@ -158,8 +171,15 @@ struct mroce_qp *mroce_qp_lookup(struct mroce_dev *mdev, u32 qpn);
 
 /* --- for the engine glue (peer.c) and UD (ud.c); qp->lock held ----------- */
 
-/* the send WQE of message @msn, copied and valid, or NULL */
-struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn);
+/*
+ * The send WQE of message @msn, copied and valid, or NULL. Local WQEs
+ * (BIND_MW, LOCAL_INV) are not messages: they run when everything before
+ * them has completed (mroce_qp_run_local()) and the engine never sees them.
+ */
+struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn,
+				   struct mroce_batch *b);
+/* run (and complete) the local WQEs now at the head of the SQ; true if any */
+bool mroce_qp_run_local(struct mroce_qp *qp, struct mroce_batch *b);
 /* receive number @rsn of the stream (claimed from the SRQ if need be) */
 struct mroce_rwqe *mroce_qp_rq_get(struct mroce_qp *qp, u32 rsn,
 				   struct mroce_batch *b);

@@ -53,6 +53,7 @@ int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_cq = MROCE_MAX_CQ;
 	attr->max_cqe = MROCE_MAX_CQE;
 	attr->max_mr = MROCE_MAX_MR;
+	attr->max_mw = MROCE_MAX_MR;
 	attr->max_qp_rd_atom = MROCE_MAX_RD_ATOMIC;
 	attr->max_qp_init_rd_atom = MROCE_MAX_RD_ATOMIC;
 	attr->max_res_rd_atom = MROCE_MAX_QP * MROCE_MAX_RD_ATOMIC;
@@ -62,7 +63,9 @@ int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_ah = MROCE_MAX_AH;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
-				 IB_DEVICE_SYS_IMAGE_GUID;
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
 	/* `rdma link delete` is how a soft device is removed */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

@@ -73,6 +73,10 @@ struct mroce_mr {
 	struct verbs_mr vmr;
 };
 
+struct mroce_mw {
+	struct ibv_mw ibv_mw;
+};
+
 /* GET_CONTEXT response: core part, then ours (DECLARE_DRV_CMD's layout) */
 struct mroce_get_context_resp {
 	struct ib_uverbs_get_context_resp ibv_resp;
@@ -117,6 +121,8 @@ int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
 int mroce_dereg_mr(struct verbs_mr *vmr);
+struct ibv_mw *mroce_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int mroce_dealloc_mw(struct ibv_mw *ibmw);
 struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,
 			       struct ibv_qp_init_attr *attr);
 struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ibctx,
@@ -143,6 +149,8 @@ int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		    struct ibv_recv_wr **bad);
 int mroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 			struct ibv_recv_wr **bad);
+int mroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *ibmw,
+		  struct ibv_mw_bind *mw_bind);
 void mroce_qp_ex_init(struct mroce_qp *qp);
 void mroce_cq_ex_init(struct mroce_cq *cq);
 

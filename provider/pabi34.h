@@ -271,6 +271,11 @@ struct ibv_resize_cq {
 	struct ib_uverbs_resize_cq core_payload;
 };
 
+struct ibv_alloc_mw {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_mw core_payload;
+};
+
 struct ibv_reg_mr {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_reg_mr core_payload;
@@ -391,6 +396,11 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      struct ibv_comp_channel *channel, int comp_vector,
 		      struct ibv_cq *cq, struct ibv_create_cq *cmd,
@@ -721,5 +731,9 @@ PABI34_MEMBER(ibv_post_send, core_payload, 8, 24);
 PABI34_SIZE(ibv_query_srq, 24);
 PABI34_MEMBER(ibv_query_srq, hdr, 0, 8);
 PABI34_MEMBER(ibv_query_srq, core_payload, 8, 16);
+/* the header and core payload, as kern-abi.h's DECLARE_CMD lays them out */
+PABI34_SIZE(ibv_alloc_mw, 24);
+PABI34_MEMBER(ibv_alloc_mw, hdr, 0, 8);
+PABI34_MEMBER(ibv_alloc_mw, core_payload, 8, 16);
 
 #endif /* MROCE_PABI34_H */

@@ -206,9 +206,12 @@ static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
 		return ibqp->qp_type == IBV_QPT_RC ? 0 : EINVAL;
 	default:
-		return EOPNOTSUPP;	/* memory windows, invalidate, TSO */
+		return EOPNOTSUPP;	/* TSO, ATOMIC_WRITE, ... */
 	}
 }
 
@@ -216,7 +219,31 @@ static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 static bool inline_ok(enum ibv_wr_opcode op)
 {
 	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
+	       op == IBV_WR_SEND_WITH_INV ||
 	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/*
+ * The bind part of a BIND_MW entry. @type1: from ibv_bind_mw(), the only
+ * way to bind a type 1 MW; a type 2 MW is bound by a WR. The MW is named
+ * by its rkey; the new rkey may differ from it in the low byte only. The
+ * kernel checks the MR, the window and the rights when the WQE runs (a
+ * bad bind completes with IBV_WC_MW_BIND_ERR).
+ */
+static int sqe_bind(struct mroce_sqe *e, const struct ibv_mw *mw,
+		    uint32_t rkey, const struct ibv_mw_bind_info *bi,
+		    bool type1)
+{
+	if (!mw || !bi || (mw->type == IBV_MW_TYPE_1) != type1 ||
+	    (rkey ^ mw->rkey) & ~0xffu || (!bi->mr && bi->length))
+		return EINVAL;
+	e->rkey = rkey;
+	e->remote_addr = bi->addr;
+	e->compare_add = bi->length;
+	e->bind_lkey = bi->mr ? bi->mr->lkey : 0;
+	e->bind_access = bi->mw_access_flags;
+	e->bind_mw_rkey = mw->rkey;
+	return 0;
 }
 
 /* start the entry @e: its fixed part, zero where the operation adds nothing */
@@ -285,8 +312,13 @@ static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
 		e->compare_add = wr->wr.atomic.compare_add;
 		e->swap = wr->wr.atomic.swap;
 		break;
+	case IBV_WR_BIND_MW:
+		return sqe_bind(e, wr->bind_mw.mw, wr->bind_mw.rkey,
+				&wr->bind_mw.bind_info, false);
+	case IBV_WR_LOCAL_INV:
+		return 0;	/* imm_data is invalidate_rkey; no data */
 	default:
-		break;
+		break;		/* SEND_WITH_INV: likewise, with data */
 	}
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
 		if (!wr->wr.ud.ah)
@@ -393,6 +425,38 @@ int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		return err;
 	}
 	return db_err;
+}
+
+/*
+ * ibv_bind_mw(): a type 1 MW is bound by a BIND_MW WQE like a type 2 one;
+ * its rkey changes at once (the completion says whether the bind took).
+ */
+int mroce_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *ibmw,
+		  struct ibv_mw_bind *mw_bind)
+{
+	struct mroce_qp *qp = to_mroce_qp(ibqp);
+	struct mre_ring *r = &qp->sq.r;
+	uint32_t rkey = ibv_inc_rkey(ibmw->rkey);
+	struct mroce_sqe *e;
+	int err, db_err;
+
+	if (ibqp->state == IBV_QPS_RESET)
+		return EINVAL;
+	pthread_spin_lock(&qp->sq.lock);
+	if (!mre_ring_space(r)) {
+		err = ENOMEM;
+	} else {
+		e = mre_ring_entry(r, r->prod);
+		err = sqe_init(qp, e, IBV_WR_BIND_MW, mw_bind->wr_id,
+			       mw_bind->send_flags);
+		if (!err)
+			err = sqe_bind(e, ibmw, rkey, &mw_bind->bind_info,
+				       true);
+	}
+	if (!err)
+		ibmw->rkey = rkey;
+	db_err = sq_commit(qp, err ? 0 : 1);
+	return err ? err : db_err;
 }
 
 /*
@@ -608,28 +672,43 @@ static void mroce_wr_set_inline_data(struct ibv_qp_ex *ibqpx, void *addr,
 	mroce_wr_set_inline_data_list(ibqpx, 1, &buf);
 }
 
-/*
- * What mroce does not offer: creating a QP that asks for these fails with
- * EOPNOTSUPP; called anyway, they fail the session the same way.
- */
+/* a type 2 MW (type 1: ibv_bind_mw()); its rkey becomes @rkey */
 static void mroce_wr_bind_mw(struct ibv_qp_ex *ibqpx, struct ibv_mw *mw,
 			     uint32_t rkey,
 			     const struct ibv_mw_bind_info *bind_info)
 {
-	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+	struct mroce_sqe *e = wr_begin(ibqpx, IBV_WR_BIND_MW);
+	int err;
+
+	if (!e)
+		return;
+	err = sqe_bind(e, mw, rkey, bind_info, false);
+	if (err)
+		wr_fail(to_mroce_qp(ibqpx), err);
 }
 
 static void mroce_wr_local_inv(struct ibv_qp_ex *ibqpx,
 			       uint32_t invalidate_rkey)
 {
-	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+	struct mroce_sqe *e = wr_begin(ibqpx, IBV_WR_LOCAL_INV);
+
+	if (e)
+		e->imm_data = invalidate_rkey;
 }
 
 static void mroce_wr_send_inv(struct ibv_qp_ex *ibqpx,
 			      uint32_t invalidate_rkey)
 {
-	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+	struct mroce_sqe *e = wr_begin(ibqpx, IBV_WR_SEND_WITH_INV);
+
+	if (e)
+		e->imm_data = invalidate_rkey;
 }
+
+/*
+ * What mroce does not offer: creating a QP that asks for these fails with
+ * EOPNOTSUPP; called anyway, they fail the session the same way.
+ */
 
 static void mroce_wr_send_tso(struct ibv_qp_ex *ibqpx, void *hdr,
 			      uint16_t hdr_sz, uint16_t mss)

@@ -251,6 +251,44 @@ int mroce_dereg_mr(struct verbs_mr *vmr)
 	return 0;
 }
 
+/* ---- MW ------------------------------------------------------------------ */
+
+/*
+ * Types 1 and 2 (2B: bound to the QP that binds it); the kernel refuses
+ * any other type (EINVAL). Binding is a send WQE (post.c).
+ */
+struct ibv_mw *mroce_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct mroce_mw *mw;
+	int err;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_alloc_mw(ibpd, type, &mw->ibv_mw, &cmd, sizeof(cmd),
+			       &resp, sizeof(resp));
+	if (err) {
+		free(mw);
+		errno = err;
+		return NULL;
+	}
+	return &mw->ibv_mw;
+}
+
+int mroce_dealloc_mw(struct ibv_mw *ibmw)
+{
+	int err = ibv_cmd_dealloc_mw(ibmw);
+
+	if (err)
+		return err;
+	free(ibmw);
+	return 0;
+}
+
 /* ---- QP ------------------------------------------------------------------ */
 
 struct mroce_create_qp_resp_all {
@@ -332,14 +370,17 @@ enum {
 			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 			    IBV_QP_EX_WITH_RDMA_READ |
 			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			    IBV_QP_EX_WITH_BIND_MW |
+			    IBV_QP_EX_WITH_LOCAL_INV |
+			    IBV_QP_EX_WITH_SEND_WITH_INV,
 };
 
 /*
  * What ibv_create_qp_ex() may ask of mroce. As rxe and efa answer: a
- * feature mroce lacks (XRC, RSS, TSO, create flags, memory windows,
- * invalidation, ATOMIC_WRITE, an unknown comp_mask or send_ops_flags bit)
- * is EOPNOTSUPP; a request without its PD is EINVAL.
+ * feature mroce lacks (XRC, RSS, TSO, create flags, memory windows and
+ * invalidation on UD, ATOMIC_WRITE, an unknown comp_mask or send_ops_flags
+ * bit) is EOPNOTSUPP; a request without its PD is EINVAL.
  */
 static int check_qp_init_attr_ex(struct mroce_context *ctx,
 				 const struct ibv_qp_init_attr_ex *attr)

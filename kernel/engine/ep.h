@@ -120,6 +120,7 @@ struct mre_wqe {
 #define MRE_WQE_IMM	0x01
 #define MRE_WQE_SOLICIT	0x02
 #define MRE_WQE_FENCE	0x04	/* wait for earlier READ/ATOMIC to complete */
+#define MRE_WQE_INV	0x08	/* SEND with invalidate: imm is the rkey */
 
 /* where a payload comes from, for the embedder to gather */
 enum mre_pl_src {
@@ -154,6 +155,7 @@ struct mre_place {
 	u64 raddr;
 	u32 rsn;		/* SEND / WRITE with imm: the receive WQE */
 	u32 mlen;		/* length of the whole message */
+	u32 imm;		/* SEND with MRE_DF_INV: the rkey to invalidate */
 };
 
 struct mre_atomic {
@@ -169,7 +171,7 @@ struct mre_recv_done {
 	u32 len;
 	u32 imm;
 	u8 op;			/* MRE_OP_SEND or MRE_OP_WRITE (with imm) */
-	u8 dflags;		/* MRE_DF_IMM, MRE_DF_SOLICIT */
+	u8 dflags;		/* MRE_DF_IMM, MRE_DF_SOLICIT, MRE_DF_INV (imm: rkey) */
 	u8 status;		/* enum mre_status */
 };
 

@@ -66,6 +66,7 @@ static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 		.op = d->op, .dflags = d->dflags, .msn = d->msn,
 		.offset = d->offset, .len = d->plen, .rkey = d->rkey,
 		.raddr = d->raddr, .rsn = d->rsn, .mlen = d->mlen,
+		.imm = d->imm,
 	};
 	struct mre_gate *g;
 	int r;

@@ -185,6 +185,8 @@ static bool req_next(struct mre_stream *s, struct mre_txd *d)
 					     MRE_DF_SOLICIT : 0);
 		if (w->flags & MRE_WQE_IMM)
 			fl |= MRE_DF_IMM | MRE_DF_RECV;
+		if (w->flags & MRE_WQE_INV && w->op == MRE_OP_SEND)
+			fl |= MRE_DF_INV;
 		if (w->op == MRE_OP_SEND)
 			fl |= MRE_DF_RECV;
 		break;

@@ -5,7 +5,8 @@
  * A stream holds only cursors and a few fixed slots; the WQEs stay in the
  * embedder's queues and are read through mre_ops.sq_get() whenever a packet
  * is built or rebuilt. Message sequence numbers (msn) count the stream's send
- * WQEs from 0 at attach; rsn counts those that consume a receive WQE at the
+ * WQEs from 0 at attach (those that go to the peer: the embedder runs purely
+ * local ones itself and does not show them); rsn counts those that consume a receive WQE at the
  * peer (SEND, WRITE with immediate); rdsn counts READs and ATOMICs, which
  * also name a slot (rdsn % MRE_RD_SLOTS) on both sides:
  *

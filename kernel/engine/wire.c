@@ -30,7 +30,7 @@ static const u8 data_ext_len[MRE_OP_MAX] = {
 /* which DATA ops may carry a payload, and which dflags each may use */
 static const u8 data_op_flags[MRE_OP_MAX] = {
 	[MRE_OP_SEND]		= MRE_DF_FIRST | MRE_DF_LAST | MRE_DF_IMM |
-				  MRE_DF_SOLICIT | MRE_DF_RECV,
+				  MRE_DF_SOLICIT | MRE_DF_RECV | MRE_DF_INV,
 	[MRE_OP_WRITE]		= MRE_DF_FIRST | MRE_DF_LAST | MRE_DF_IMM |
 				  MRE_DF_SOLICIT | MRE_DF_RECV,
 	[MRE_OP_READ_REQ]	= MRE_DF_FIRST | MRE_DF_LAST,
@@ -111,7 +111,10 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 		return MRE_PARSE_FIELD;
 	switch (d->op) {
 	case MRE_OP_SEND:
-		if (!(d->dflags & MRE_DF_RECV))
+		/* imm carries immediate data or the rkey to invalidate */
+		if (!(d->dflags & MRE_DF_RECV) ||
+		    (d->dflags & (MRE_DF_IMM | MRE_DF_INV)) ==
+		    (MRE_DF_IMM | MRE_DF_INV))
 			return MRE_PARSE_FLAGS;
 		d->rsn = get_be32(x);
 		d->imm = get_be32(x + 4);

@@ -70,7 +70,8 @@ enum mre_op {
 #define MRE_DF_IMM	0x04	/* SEND/WRITE carries immediate data */
 #define MRE_DF_SOLICIT	0x08	/* solicited event */
 #define MRE_DF_RECV	0x10	/* message consumes a receive WQE (rsn valid) */
-#define MRE_DF_ALL	0x1f
+#define MRE_DF_INV	0x20	/* SEND: imm is an rkey for the responder to invalidate */
+#define MRE_DF_ALL	0x3f
 
 /* ATOMIC_REQ operations */
 #define MRE_AOP_CMP_SWP	1
@@ -141,7 +142,7 @@ struct mre_pkt {
 			u64 raddr;	/* message base address at the responder */
 			u32 rsn;	/* receive sequence (DF_RECV) */
 			u32 rdsn;	/* read/atomic sequence (READ_*, ATOMIC_*) */
-			u32 imm;	/* DF_IMM */
+			u32 imm;	/* DF_IMM; DF_INV: the rkey */
 			u8 aop;		/* ATOMIC_REQ */
 			u64 swap_add;	/* ATOMIC_REQ */
 			u64 compare;	/* ATOMIC_REQ */

@@ -220,6 +220,30 @@ MRE_TEST(wire_no_payload_ops)
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
 }
 
+/* SEND with invalidate: the imm field is the rkey; not with IMM, SEND only */
+MRE_TEST(wire_send_inv)
+{
+	struct mre_pkt in = data_pkt(MRE_OP_SEND), out;
+	u8 buf[256] = { 0 };
+	u32 hl;
+
+	in.data.dflags = MRE_DF_LAST | MRE_DF_RECV | MRE_DF_INV;
+	in.data.imm = 0x12345678;
+	hl = mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl + in.data.plen, &out),
+		      MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, out.data.dflags, in.data.dflags);
+	MRE_EXPECT_EQ(test, out.data.imm, 0x12345678);
+	buf[45] |= MRE_DF_IMM;			/* both: which is imm? */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl + in.data.plen, &out),
+		      MRE_PARSE_FLAGS);
+	in = data_pkt(MRE_OP_WRITE);
+	in.data.dflags |= MRE_DF_INV;		/* only a SEND invalidates */
+	hl = mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl + in.data.plen, &out),
+		      MRE_PARSE_FLAGS);
+}
+
 /* every single-byte corruption is either refused or parses consistently */
 MRE_TEST(wire_mutations)
 {
@@ -260,4 +284,5 @@ MRE_SUITE(wire,
 	  MRE_CASE(wire_connect_roundtrip),
 	  MRE_CASE(wire_rejects),
 	  MRE_CASE(wire_no_payload_ops),
+	  MRE_CASE(wire_send_inv),
 	  MRE_CASE(wire_mutations));

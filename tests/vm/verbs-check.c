@@ -9,8 +9,9 @@
  * another one), vendor id and node GUID are non-zero, port 1 is Ethernet
  * (and in EXPECTED_PORT_STATE, e.g. ACTIVE or DOWN, if given), a PD can be
  * allocated and freed, mmap() of the command fd is refused, a CQ and an MR
- * are created and destroyed, and memory windows (not implemented) fail with
- * EOPNOTSUPP, so that test suites skip them.
+ * are created and destroyed, memory windows of types 1 and 2 are allocated
+ * and freed and a type that does not exist (3) is refused with EINVAL (not
+ * EOPNOTSUPP: test suites expect the error, rather than skip).
  * Prints "ok"/"not ok" per check, then "N passed, N failed"; exit 1 on any
  * failure.
  */
@@ -67,9 +68,26 @@ static void check_objects(struct ibv_context *ctx, struct ibv_pd *pd)
 	if (mr)
 		ibv_dereg_mr(mr);
 
-	errno = 0;
+	mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_MW_BIND);
+	check(mr != NULL, "ibv_reg_mr with IBV_ACCESS_MW_BIND");
+	if (mr)
+		check(!ibv_dereg_mr(mr), "ibv_dereg_mr (MW_BIND)");
+
 	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
-	check(!mw && errno == EOPNOTSUPP, "ibv_alloc_mw fails with EOPNOTSUPP");
+	check(mw && mw->rkey && mw->type == IBV_MW_TYPE_1,
+	      "ibv_alloc_mw type 1");
+	if (mw)
+		check(!ibv_dealloc_mw(mw), "ibv_dealloc_mw type 1");
+	mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+	check(mw && mw->rkey && mw->type == IBV_MW_TYPE_2,
+	      "ibv_alloc_mw type 2");
+	if (mw)
+		check(!ibv_dealloc_mw(mw), "ibv_dealloc_mw type 2");
+
+	errno = 0;
+	mw = ibv_alloc_mw(pd, (enum ibv_mw_type)3);
+	check(!mw && errno == EINVAL, "ibv_alloc_mw type 3 fails with EINVAL");
 	if (mw)
 		ibv_dealloc_mw(mw);
 }

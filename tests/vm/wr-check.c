@@ -12,8 +12,12 @@
  * status, byte_len, immediate, wr_id). Also checked: which create requests
  * fail and with which errno (EOPNOTSUPP for what mroce lacks, EINVAL for
  * what is malformed), that failed and aborted sessions post nothing, that
- * a session after one works, and that a QP in RESET takes nothing. Prints "ok"/"not ok" per check, then
- * "N passed, N failed"; exit 1 on any failure, 2 when setup fails.
+ * a session after one works, and that a QP in RESET takes nothing. Memory
+ * windows (check_mw()): types 1 and 2 bound, used, invalidated (locally,
+ * by SEND_WITH_INV, by unbinding or freeing), and every access they must
+ * refuse refused on both sides with the registered memory untouched.
+ * Prints "ok"/"not ok" per check, then "N passed, N failed"; exit 1 on any
+ * failure, 2 when setup fails.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -23,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 
 #define BUF	65536
@@ -302,6 +307,8 @@ enum {
 		 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
 	UD_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
+	MW_OPS = RC_OPS | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
+		 IBV_QP_EX_WITH_SEND_WITH_INV,
 };
 
 static void check_create(struct side *s)
@@ -338,12 +345,15 @@ static void check_create(struct side *s)
 	if (qp)
 		ibv_destroy_qp(qp);
 
-	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_BIND_MW, 0,
-		     EOPNOTSUPP, "RC WITH_BIND_MW");
-	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_LOCAL_INV, 0,
-		     EOPNOTSUPP, "RC WITH_LOCAL_INV");
-	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_SEND_WITH_INV, 0,
-		     EOPNOTSUPP, "RC WITH_SEND_WITH_INV");
+	qp = qp_ex(s, IBV_QPT_RC, MW_OPS, NULL);
+	check(qp && ibv_qp_to_qp_ex(qp),
+	      "create_qp_ex RC with BIND_MW, LOCAL_INV, SEND_WITH_INV");
+	if (qp)
+		ibv_destroy_qp(qp);
+	create_fails(s, IBV_QPT_UD, PD_OPS, IBV_QP_EX_WITH_BIND_MW, 0,
+		     EOPNOTSUPP, "UD WITH_BIND_MW");
+	create_fails(s, IBV_QPT_UD, PD_OPS, IBV_QP_EX_WITH_SEND_WITH_INV, 0,
+		     EOPNOTSUPP, "UD WITH_SEND_WITH_INV");
 	create_fails(s, IBV_QPT_RC, PD_OPS, IBV_QP_EX_WITH_ATOMIC_WRITE, 0,
 		     EOPNOTSUPP, "RC WITH_ATOMIC_WRITE");
 	create_fails(s, IBV_QPT_UD, PD_OPS, IBV_QP_EX_WITH_TSO, 0,
@@ -631,17 +641,11 @@ static void check_rc(struct side *a, struct side *b)
 	}
 	session_fails(x, a, ENOMEM, "RC more WRs than the SQ holds");
 
-	/* what mroce does not offer, called anyway */
-	ibv_wr_start(x);
-	ibv_wr_send(x);
-	x->wr_send_inv(x, 1);
-	session_fails(x, a, EOPNOTSUPP, "RC wr_send_inv");
-	ibv_wr_start(x);
-	x->wr_local_inv(x, 1);
-	session_fails(x, a, EOPNOTSUPP, "RC wr_local_inv");
 	ibv_wr_start(x);
 	x->wr_bind_mw(x, NULL, 1, NULL);
-	session_fails(x, a, EOPNOTSUPP, "RC wr_bind_mw");
+	session_fails(x, a, EINVAL, "RC wr_bind_mw without an MW");
+
+	/* what mroce does not offer, called anyway */
 	ibv_wr_start(x);
 	{
 		uint64_t v = 1;
@@ -809,6 +813,402 @@ static void check_ud(struct side *a, struct side *b)
 	ibv_destroy_qp(qb);
 }
 
+/* ---- memory windows ------------------------------------------------------- */
+
+/*
+ * b owns a buffer registered for binding only (LOCAL_WRITE | MW_BIND, no
+ * remote right of its own) and opens windows on it; a accesses them. A
+ * refused access ends both QPs (REM_ACCESS_ERR at a, the responder QP in
+ * ERR), so every such check runs on a fresh pair.
+ */
+#define MWBUF	65536
+#define WOFF	4096	/* the window most checks use: [WOFF, WOFF + WLEN) */
+#define WLEN	8192
+#define GUARD	0x5a
+
+struct mwenv {
+	struct side *a, *b;
+	uint8_t *buf;		/* b's */
+	struct ibv_mr *mr;	/* LOCAL_WRITE | MW_BIND */
+	struct ibv_mr *ro;	/* MW_BIND only: no local write */
+	struct ibv_qp *qa, *qb;	/* the current pair */
+	struct ibv_qp_ex *xa, *xb;
+};
+
+static void drain(struct ibv_cq *cq)
+{
+	while (!cq_empty(cq, 50))
+		;
+}
+
+static void pair_open(struct mwenv *e)
+{
+	e->qa = qp_ex(e->a, IBV_QPT_RC, MW_OPS, NULL);
+	e->qb = qp_ex(e->b, IBV_QPT_RC, MW_OPS, NULL);
+	if (!e->qa || !e->qb)
+		die("MW QPs");
+	e->xa = ibv_qp_to_qp_ex(e->qa);
+	e->xb = ibv_qp_to_qp_ex(e->qb);
+	rc_connect(e->qa, e->a, e->qb->qp_num, &e->b->gid);
+	rc_connect(e->qb, e->b, e->qa->qp_num, &e->a->gid);
+	memset(e->buf, GUARD, MWBUF);
+}
+
+/* close the pair; completions of a QP in error are flushed away */
+static void pair_close(struct mwenv *e)
+{
+	ibv_destroy_qp(e->qa);
+	ibv_destroy_qp(e->qb);
+	drain(e->a->cq);
+	drain(e->b->cq);
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return IBV_QPS_UNKNOWN;
+	return a.qp_state;
+}
+
+/* the next completion on @cq: its status if it is @wr_id, else -1 */
+static int wc_status(struct ibv_cq *cq, uint64_t wr_id, struct ibv_wc *wc)
+{
+	if (poll1(cq, wc, TMO_MS) != 1) {
+		printf("#   no completion for wr_id %#llx\n",
+		       (unsigned long long)wr_id);
+		return -1;
+	}
+	if (wc->wr_id != wr_id) {
+		printf("#   wr_id %#llx, want %#llx (%s)\n",
+		       (unsigned long long)wc->wr_id,
+		       (unsigned long long)wr_id,
+		       ibv_wc_status_str(wc->status));
+		return -1;
+	}
+	return wc->status;
+}
+
+/* b binds type 2 @mw as @rkey to [@off, @off + @len) of @mr; wc status */
+static int bind2(struct mwenv *e, struct ibv_mw *mw, uint32_t rkey,
+		 struct ibv_mr *mr, uint64_t off, uint64_t len,
+		 unsigned int access)
+{
+	struct ibv_mw_bind_info bi = {
+		.mr = mr, .addr = (uintptr_t)e->buf + off, .length = len,
+		.mw_access_flags = access,
+	};
+	struct ibv_wc wc;
+	int st;
+
+	ibv_wr_start(e->xb);
+	e->xb->wr_id = 0xb1;
+	e->xb->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(e->xb, mw, rkey, &bi);
+	if (ibv_wr_complete(e->xb))
+		return -1;
+	st = wc_status(e->b->cq, 0xb1, &wc);
+	if (st == IBV_WC_SUCCESS && wc.opcode != IBV_WC_BIND_MW)
+		return -1;
+	return st;
+}
+
+/* a's RDMA (@op) of @len bytes at b's @off through @rkey; wc status */
+static int rdma(struct mwenv *e, enum ibv_wr_opcode op, uint32_t rkey,
+		uint64_t off, uint32_t len)
+{
+	struct ibv_wc wc;
+
+	ibv_wr_start(e->xa);
+	e->xa->wr_id = 0xa1;
+	e->xa->wr_flags = IBV_SEND_SIGNALED;
+	if (op == IBV_WR_RDMA_READ)
+		ibv_wr_rdma_read(e->xa, rkey, (uintptr_t)e->buf + off);
+	else
+		ibv_wr_rdma_write(e->xa, rkey, (uintptr_t)e->buf + off);
+	ibv_wr_set_sge(e->xa, e->a->mr->lkey, (uintptr_t)e->a->buf, len);
+	if (ibv_wr_complete(e->xa))
+		return -1;
+	return wc_status(e->a->cq, 0xa1, &wc);
+}
+
+/* every byte of b's buffer from @off for @len is the guard */
+static int guarded(struct mwenv *e, size_t off, size_t len)
+{
+	size_t i;
+
+	for (i = off; i < off + len; i++)
+		if (e->buf[i] != GUARD)
+			return 0;
+	return 1;
+}
+
+/* a refused access: REM_ACCESS_ERR at a, b's QP in ERR, nothing written */
+static void refused(struct mwenv *e, int st, const char *what)
+{
+	char desc[200];
+	int i;
+
+	for (i = 0; i < 100 && qp_state(e->qb) != IBV_QPS_ERR; i++)
+		usleep(10000);
+	snprintf(desc, sizeof(desc),
+		 "%s: REM_ACCESS_ERR (got %s), responder QP in ERR, memory untouched",
+		 what, st < 0 ? "none" : ibv_wc_status_str(st));
+	check(st == IBV_WC_REM_ACCESS_ERR && qp_state(e->qb) == IBV_QPS_ERR &&
+	      guarded(e, 0, MWBUF), desc);
+}
+
+/* a new pair and a new type 2 MW bound by b's QP; NULL if the bind failed */
+static struct ibv_mw *bound_pair(struct mwenv *e, uint32_t *rkey, uint64_t off,
+				 uint64_t len, unsigned int access)
+{
+	struct ibv_mw *mw = ibv_alloc_mw(e->b->pd, IBV_MW_TYPE_2);
+	int st;
+
+	if (!mw)
+		die("ibv_alloc_mw");
+	pair_open(e);
+	*rkey = ibv_inc_rkey(mw->rkey);
+	st = bind2(e, mw, *rkey, e->mr, off, len, access);
+	if (st) {
+		printf("#   bind: %s\n", st < 0 ? "failed" : ibv_wc_status_str(st));
+		ibv_dealloc_mw(mw);
+		return NULL;
+	}
+	return mw;
+}
+
+static void check_mw(struct side *a, struct side *b)
+{
+	const unsigned int rw = IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ;
+	struct mwenv e = { .a = a, .b = b };
+	struct ibv_mw_bind bind;
+	struct ibv_mw *mw, *mw1;
+	struct ibv_wc wc;
+	uint32_t rkey, old;
+	int st, ok;
+
+	e.buf = aligned_alloc(4096, MWBUF);
+	if (!e.buf)
+		die("MW buffer");
+	e.mr = ibv_reg_mr(b->pd, e.buf, MWBUF, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_MW_BIND);
+	e.ro = ibv_reg_mr(b->pd, e.buf, MWBUF, IBV_ACCESS_MW_BIND);
+	mw1 = ibv_alloc_mw(b->pd, IBV_MW_TYPE_1);
+	if (!e.mr || !e.ro || !mw1)
+		die("MW MRs and MWs");
+
+	/* type 2: bind, write and read through the window, LOCAL_INV */
+	mw = bound_pair(&e, &rkey, WOFF, WLEN, rw);
+	check(mw != NULL, "MW type 2: wr_bind_mw completes (BIND_MW)");
+	if (!mw)
+		goto out;
+	fill(a->buf, WLEN, 40);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF, WLEN);
+	check(st == IBV_WC_SUCCESS && !memcmp(e.buf + WOFF, a->buf, WLEN) &&
+	      guarded(&e, 0, WOFF) &&
+	      guarded(&e, WOFF + WLEN, MWBUF - WOFF - WLEN),
+	      "MW type 2: RDMA WRITE of the whole window, nothing outside");
+	st = rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF + WLEN - 1, 1);
+	check(st == IBV_WC_SUCCESS, "MW type 2: RDMA WRITE of its last byte");
+	fill(e.buf + WOFF, 3000, 41);
+	memset(a->buf, 0, 3000);
+	st = rdma(&e, IBV_WR_RDMA_READ, rkey, WOFF + 100, 3000);
+	check(st == IBV_WC_SUCCESS && !memcmp(a->buf, e.buf + WOFF + 100, 3000),
+	      "MW type 2: RDMA READ through the window");
+	ibv_wr_start(e.xb);
+	e.xb->wr_id = 0xb2;
+	e.xb->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(e.xb, rkey);
+	ok = !ibv_wr_complete(e.xb) &&
+	     expect_wc(b->cq, 0xb2, IBV_WC_LOCAL_INV, &wc);
+	check(ok, "MW type 2: wr_local_inv completes (LOCAL_INV)");
+	memset(e.buf, GUARD, MWBUF);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF, 8);
+	refused(&e, st, "MW type 2: after LOCAL_INV");
+	pair_close(&e);
+
+	/* invalidated, it binds again (on a new pair), with a new rkey */
+	pair_open(&e);
+	rkey = ibv_inc_rkey(rkey);
+	st = bind2(&e, mw, rkey, e.mr, WOFF, WLEN, rw);
+	check(st == IBV_WC_SUCCESS, "MW type 2: bound again after LOCAL_INV");
+	/* type 2B: refused on another QP of the same PD */
+	{
+		struct mwenv o = e;
+
+		pair_open(&o);
+		st = rdma(&o, IBV_WR_RDMA_WRITE, rkey, WOFF, 8);
+		refused(&o, st, "MW type 2: used on another QP than its binder's");
+		pair_close(&o);
+	}
+	/* SEND_WITH_INV: b's receive says which rkey it invalidated */
+	post_recv(e.qb, b, 0xb3, 0, 64);
+	fill(a->buf, 20, 42);
+	ibv_wr_start(e.xa);
+	e.xa->wr_id = 0xa2;
+	e.xa->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_inv(e.xa, rkey);
+	ibv_wr_set_sge(e.xa, a->mr->lkey, (uintptr_t)a->buf, 20);
+	ok = !ibv_wr_complete(e.xa) && expect_wc(a->cq, 0xa2, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 0xb3, IBV_WC_RECV, &wc) && wc.byte_len == 20 &&
+	      wc.wc_flags & IBV_WC_WITH_INV && !(wc.wc_flags & IBV_WC_WITH_IMM) &&
+	      wc.invalidated_rkey == rkey;
+	check(ok && !memcmp(b->buf, a->buf, 20),
+	      "MW type 2: SEND_WITH_INV: data, receive WITH_INV and the rkey");
+	st = rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF, 8);
+	refused(&e, st, "MW type 2: after SEND_WITH_INV");
+	pair_close(&e);
+	ibv_dealloc_mw(mw);
+
+	/* the MR's own rkey: it has no remote right of its own */
+	pair_open(&e);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, e.mr->rkey, WOFF, 8);
+	refused(&e, st, "MW: the MR's own rkey (MW_BIND only)");
+	pair_close(&e);
+
+	/* SEND_WITH_INV naming what cannot be invalidated: REM_INV_REQ_ERR */
+	pair_open(&e);
+	post_recv(e.qb, b, 0xb4, 0, 64);
+	ibv_wr_start(e.xa);
+	e.xa->wr_id = 0xa3;
+	e.xa->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_inv(e.xa, mw1->rkey);
+	ibv_wr_set_sge(e.xa, a->mr->lkey, (uintptr_t)a->buf, 8);
+	st = ibv_wr_complete(e.xa) ? -1 : wc_status(a->cq, 0xa3, &wc);
+	check(st == IBV_WC_REM_INV_REQ_ERR,
+	      "MW: SEND_WITH_INV of a type 1 MW: REM_INV_REQ_ERR");
+	pair_close(&e);
+
+	/* binds refused: past the MR, rights without local write, rebinding */
+	mw = ibv_alloc_mw(b->pd, IBV_MW_TYPE_2);
+	if (!mw)
+		die("ibv_alloc_mw");
+	rkey = mw->rkey;
+	pair_open(&e);
+	st = bind2(&e, mw, ibv_inc_rkey(rkey), e.mr, MWBUF - 8, 16, rw);
+	check(st == IBV_WC_MW_BIND_ERR && qp_state(e.qb) == IBV_QPS_ERR,
+	      "MW type 2: window past the MR: MW_BIND_ERR, QP in ERR");
+	pair_close(&e);
+	pair_open(&e);
+	st = bind2(&e, mw, ibv_inc_rkey(rkey), e.ro, 0, 64,
+		   IBV_ACCESS_REMOTE_WRITE);
+	check(st == IBV_WC_MW_BIND_ERR,
+	      "MW type 2: remote write on an MR without local write: MW_BIND_ERR");
+	pair_close(&e);
+	pair_open(&e);
+	st = bind2(&e, mw, ibv_inc_rkey(rkey), e.mr, WOFF, WLEN, rw);
+	check(st == IBV_WC_SUCCESS, "MW type 2: bind");
+	st = bind2(&e, mw, ibv_inc_rkey(ibv_inc_rkey(rkey)), e.mr, WOFF, WLEN,
+		   rw);
+	check(st == IBV_WC_MW_BIND_ERR,
+	      "MW type 2: bound again without invalidation: MW_BIND_ERR");
+	pair_close(&e);
+	pair_open(&e);
+	rkey = ibv_inc_rkey(ibv_inc_rkey(ibv_inc_rkey(rkey)));
+	st = bind2(&e, mw, rkey, e.mr, WOFF, WLEN, rw);
+	check(st == IBV_WC_SUCCESS,
+	      "MW type 2: free again once the QP that bound it is destroyed");
+	pair_close(&e);
+	ibv_dealloc_mw(mw);
+
+	/* out of the window, or without the right: refused, nothing written */
+	mw = bound_pair(&e, &rkey, WOFF, WLEN, rw);
+	st = mw ? rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF + WLEN - 8, 16) : -1;
+	refused(&e, st, "MW type 2: RDMA WRITE across the window's end");
+	pair_close(&e);
+	if (mw)
+		ibv_dealloc_mw(mw);
+	mw = bound_pair(&e, &rkey, WOFF, WLEN, rw);
+	st = mw ? rdma(&e, IBV_WR_RDMA_READ, rkey, WOFF - 1, 2) : -1;
+	refused(&e, st, "MW type 2: RDMA READ across the window's start");
+	pair_close(&e);
+	if (mw)
+		ibv_dealloc_mw(mw);
+	mw = bound_pair(&e, &rkey, WOFF, WLEN, IBV_ACCESS_REMOTE_READ);
+	st = mw ? rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF, 8) : -1;
+	refused(&e, st, "MW type 2: RDMA WRITE through a read-only window");
+	pair_close(&e);
+	if (mw)
+		ibv_dealloc_mw(mw);
+
+	/* freed while bound: refused */
+	mw = bound_pair(&e, &rkey, WOFF, WLEN, rw);
+	if (mw)
+		ibv_dealloc_mw(mw);
+	st = mw ? rdma(&e, IBV_WR_RDMA_WRITE, rkey, WOFF, 8) : -1;
+	refused(&e, st, "MW type 2: after ibv_dealloc_mw");
+	pair_close(&e);
+
+	/* type 1: ibv_bind_mw, new rkey, unbind by a zero-length bind */
+	pair_open(&e);
+	old = mw1->rkey;
+	bind = (struct ibv_mw_bind){
+		.wr_id = 0xb5, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = e.mr, .addr = (uintptr_t)e.buf + WOFF,
+			       .length = WLEN, .mw_access_flags = rw },
+	};
+	ok = !ibv_bind_mw(e.qb, mw1, &bind) &&
+	     expect_wc(b->cq, 0xb5, IBV_WC_BIND_MW, &wc);
+	check(ok && mw1->rkey == ibv_inc_rkey(old),
+	      "MW type 1: ibv_bind_mw completes, the rkey's low byte moved on");
+	fill(a->buf, 64, 43);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mw1->rkey, WOFF + 64, 64);
+	check(st == IBV_WC_SUCCESS && !memcmp(e.buf + WOFF + 64, a->buf, 64),
+	      "MW type 1: RDMA WRITE through the window");
+	old = mw1->rkey;
+	bind.wr_id = 0xb6;
+	bind.bind_info.length = 0;
+	bind.bind_info.mw_access_flags = 0;
+	ok = !ibv_bind_mw(e.qb, mw1, &bind) &&
+	     expect_wc(b->cq, 0xb6, IBV_WC_BIND_MW, &wc);
+	check(ok, "MW type 1: zero-length bind completes");
+	memset(e.buf, GUARD, MWBUF);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, old, WOFF, 8);
+	refused(&e, st, "MW type 1: the old rkey after a zero-length bind");
+	pair_close(&e);
+	pair_open(&e);
+	{
+		struct ibv_send_wr wr = {
+			.opcode = IBV_WR_BIND_MW,
+			.bind_mw = { .mw = mw1, .rkey = mw1->rkey },
+		}, *bad;
+
+		check(ibv_post_send(e.qb, &wr, &bad) == EINVAL,
+		      "MW type 1: ibv_post_send BIND_MW is EINVAL (ibv_bind_mw only)");
+	}
+	ibv_wr_start(e.xb);
+	e.xb->wr_id = 0xb7;
+	e.xb->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_local_inv(e.xb, mw1->rkey);
+	st = ibv_wr_complete(e.xb) ? -1 : wc_status(b->cq, 0xb7, &wc);
+	check(st > 0 && qp_state(e.qb) == IBV_QPS_ERR,
+	      "MW type 1: LOCAL_INV fails, QP in ERR");
+	pair_close(&e);
+
+	/* an MR deregistered under a bound window: the window is dead */
+	pair_open(&e);
+	bind.wr_id = 0xb8;
+	bind.bind_info.length = WLEN;
+	bind.bind_info.mw_access_flags = rw;
+	ok = !ibv_bind_mw(e.qb, mw1, &bind) &&
+	     expect_wc(b->cq, 0xb8, IBV_WC_BIND_MW, &wc);
+	check(ok && !ibv_dereg_mr(e.mr),
+	      "MW type 1: bound, then its MR deregistered");
+	e.mr = NULL;
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mw1->rkey, WOFF, 8);
+	refused(&e, st, "MW type 1: after its MR was deregistered");
+	pair_close(&e);
+
+out:
+	check(!ibv_dealloc_mw(mw1) && (!e.mr || !ibv_dereg_mr(e.mr)) &&
+	      !ibv_dereg_mr(e.ro), "MW: dealloc and dereg");
+	free(e.buf);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
@@ -824,6 +1224,7 @@ int main(int argc, char **argv)
 	check_create(&a);
 	check_rc(&a, &b);
 	check_ud(&a, &b);
+	check_mw(&a, &b);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -18,7 +18,7 @@ CG=$(gid_index "$C_DEV" "$C_IP") SG=$(gid_index "$S_DEV" "$S_IP")
 
 # the checker opens both devices from init_net (rdma netns mode shared)
 echo "# mroce-wr-check $C_DEV $CG $S_DEV $SG"
-timeout 120 mroce-wr-check "$C_DEV" "$CG" "$S_DEV" "$SG" | tee /tmp/wr-check.out |
+timeout 120 mroce-wr-check "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/checker.out" /tmp/wr-check.out |
 	grep -v '^ok - ' | sed 's/^/#   /'
 grep -q '^[0-9]* passed, 0 failed$' /tmp/wr-check.out &&
 	echo "ok - mroce-wr-check ($(tail -1 /tmp/wr-check.out))" && T_PASS=$((T_PASS + 1)) ||

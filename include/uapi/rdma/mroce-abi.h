@@ -52,7 +52,8 @@ struct mroce_alloc_ucontext_resp {
  * Opcodes and flags are the verbs' own values: struct mroce_sqe.opcode is an
  * enum ib_uverbs_wr_opcode (IBV_WR_*), send_flags are IBV_SEND_*, a CQE's
  * opcode is an enum ib_uverbs_wc_opcode (IBV_WC_*), status an enum
- * ibv_wc_status, wc_flags IBV_WC_* flags.
+ * ibv_wc_status, wc_flags IBV_WC_* flags (enum mroce_cqe_flags: where
+ * libibverbs and the kernel's IB_WC_* differ, the CQE has libibverbs').
  */
 
 /* one scatter/gather element: a virtual address in an MR of the QP's PD */
@@ -67,6 +68,14 @@ struct mroce_sge {
  * sizeof(struct mroce_sqe) + max(max_send_sge * 16, max_inline_data);
  * the SGEs, or with IBV_SEND_INLINE the inline data (length bytes), follow
  * the fixed part.
+ *
+ * Memory windows (RC only; no SGEs): IBV_WR_BIND_MW binds the MW whose
+ * current rkey is bind_mw_rkey (only its index, rkey >> 8, is used) to
+ * [remote_addr, remote_addr + compare_add) of the MR bind_lkey (0 and a
+ * zero length: unbind a type 1 MW) with the IBV_ACCESS_* bind_access; rkey
+ * is its new rkey (same index, new low byte). IBV_WR_LOCAL_INV and
+ * IBV_WR_SEND_WITH_INV carry the rkey to invalidate in imm_data, in host
+ * order (ibv_send_wr's invalidate_rkey shares imm_data's place).
  */
 struct mroce_sqe {
 	__aligned_u64 wr_id;
@@ -79,9 +88,18 @@ struct mroce_sqe {
 	__u32 length;		/* inline: bytes of inline data */
 	__aligned_u64 compare_add;
 	__aligned_u64 swap;
-	__u32 ah;		/* UD: mroce_create_ah_resp.ah_id */
-	__u32 remote_qpn;	/* UD */
-	__u32 remote_qkey;	/* UD */
+	union {
+		struct {
+			__u32 ah;	/* UD: mroce_create_ah_resp.ah_id */
+			__u32 remote_qpn;	/* UD */
+			__u32 remote_qkey;	/* UD */
+		};
+		struct {
+			__u32 bind_lkey;	/* BIND_MW: the MR */
+			__u32 bind_access;	/* BIND_MW: IBV_ACCESS_* */
+			__u32 bind_mw_rkey;	/* BIND_MW: names the MW */
+		};
+	};
 	__u32 reserved;
 	struct mroce_sge sge[];
 };
@@ -115,6 +133,16 @@ struct mroce_cqe {
 };
 
 #define MROCE_CQE_STRIDE	64
+
+/*
+ * mroce_cqe.wc_flags (libibverbs' values). With MROCE_WC_WITH_INV, imm_data
+ * is the invalidated rkey, in host order.
+ */
+enum mroce_cqe_flags {
+	MROCE_WC_GRH		= 1 << 0,	/* IBV_WC_GRH */
+	MROCE_WC_WITH_IMM	= 1 << 1,	/* IBV_WC_WITH_IMM */
+	MROCE_WC_WITH_INV	= 1 << 3,	/* IBV_WC_WITH_INV */
+};
 
 /* driver part of the create CQ response */
 struct mroce_create_cq_resp {
