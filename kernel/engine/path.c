@@ -610,11 +610,37 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	quiet_arm(p, c, now);
 }
 
+/*
+ * Has the peer echoed a packet that left after the oldest one @p still has
+ * out? Only then is that one overdue rather than not yet answered: a
+ * software host that was descheduled for longer than rto_min fires its
+ * timers before it reads the ACKs waiting for it, and the ones it has read
+ * may all be older than this path's outstanding packets.
+ */
+static bool heard_after_oldest(const struct mre_path *p, struct mre_conn *c)
+{
+	u32 psn;
+
+	for (psn = p->psn_una; psn != p->psn_next; psn++) {
+		u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+		const struct mre_txd *t;
+
+		if (is_settled(p, psn) || tsn == MRE_PSN_PROBE)
+			continue;
+		t = mre_txd_of(c, tsn);
+		if (t->path != p->id || t->psn != psn)
+			continue;
+		return (s32)((u32)c->heard_sent - t->sent) > 0;
+	}
+	return true;
+}
+
 static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
-	if (c->npaths > 1 && c->last_ack <= p->rto_base) {
+	if (c->npaths > 1 && (c->last_ack <= p->rto_base ||
+			      !heard_after_oldest(p, c))) {
 		conn_stall_rto(p, c, now);
 		return;
 	}

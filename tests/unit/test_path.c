@@ -143,6 +143,7 @@ MRE_TEST(path_timeouts_fail_and_probe)
 	send_n(o, 4);
 	o->now = o->p->rto_at;
 	o->c.last_ack = o->now - 1;	/* other paths are being answered */
+	o->c.heard_sent = o->now - 1;	/* ... for packets sent after ours */
 	mre_path_timers(o->p, &o->c, o->now);
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_SUSPECT);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 4);
@@ -152,6 +153,7 @@ MRE_TEST(path_timeouts_fail_and_probe)
 	send_n(o, 1);
 	o->now = o->p->rto_at;
 	o->c.last_ack = o->now - 1;
+	o->c.heard_sent = o->now - 1;
 	mre_path_timers(o->p, &o->c, o->now);
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_FAILED);
 	MRE_EXPECT_EQ(test, mre_path_room(o->p), 0);
@@ -189,6 +191,37 @@ MRE_TEST(path_stall_is_not_path_failure)
 	MRE_EXPECT_EQ(test, o->p->rto, 2 * rto);	/* backed off */
 	MRE_EXPECT_EQ(test, o->p->rto_at, o->now + 2 * rto);
 	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 1);
+}
+
+/*
+ * The timer fires, ACKs were read since it was armed, but none echoes a
+ * packet sent after this path's oldest: no evidence against the path (a
+ * descheduled host reads its ACKs after its timers). Resend the oldest only.
+ */
+MRE_TEST(path_rto_needs_newer_echo)
+{
+	struct one *o = one_new(test, NULL);
+	u16 port = o->p->src_port;
+	u64 t0 = o->now;
+
+	send_n(o, 4);
+	o->now = o->p->rto_at;
+	o->c.last_ack = o->now - 1;
+	o->c.heard_sent = t0 - 1;	/* echoes of older packets only */
+	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 1);
+	MRE_EXPECT_EQ(test, o->p->src_port, port);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto_stall, 1);
+	/* then the peer echoes a younger packet: the next timeout counts */
+	o->now = o->p->rto_at;
+	o->c.last_ack = o->now - 1;
+	o->c.heard_sent = o->now - 1;
+	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_SUSPECT);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 4);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 1);
 }
 
 MRE_TEST(path_plane_down_up)
@@ -749,6 +782,7 @@ MRE_SUITE(path,
 	  MRE_CASE(path_rtt_rto),
 	  MRE_CASE(path_timeouts_fail_and_probe),
 	  MRE_CASE(path_stall_is_not_path_failure),
+	  MRE_CASE(path_rto_needs_newer_echo),
 	  MRE_CASE(path_plane_down_up),
 	  MRE_CASE(path_planes_reassigned),
 	  MRE_CASE(path_receiver_window),
