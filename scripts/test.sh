@@ -56,6 +56,10 @@ step guest needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-foundation tests/vm/foundation.sh
 step guest-datapath needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 1800 -n ci-datapath tests/vm/datapath.sh
+step guest-wr needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 900 -n ci-wr tests/vm/wr-check.sh
+step guest-cq needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 900 -n ci-cq tests/vm/cq-check.sh
 step guest-fabric needs=module,provider,rig-image \
   env GUEST_T=600 RUN_NAME=ci-fabric tests/vm/fabric.sh --boot
 if extra pyverbs; then
