@@ -105,7 +105,8 @@ static struct mre_stream *e_stream(struct mre_conn *c, u32 id)
 	struct mroce_dev *mdev = dev_of_ep(c->ep);
 	struct mroce_qp *qp = mroce_qp_lookup(mdev, id);
 
-	if (!qp || qp->ibqp.qp_type != IB_QPT_RC || qp->s.conn != c) {
+	if (!qp || (qp->ibqp.qp_type != IB_QPT_RC &&
+		    qp->ibqp.qp_type != IB_QPT_UC) || qp->s.conn != c) {
 		ibdev_dbg_ratelimited(&mdev->ibdev,
 				      "peer %pISc: no stream %u (qp %s, conn %s)\n",
 				      &mroce_peer_of(c)->daddr, id,

@@ -33,6 +33,12 @@ static bool is_rc(const struct mroce_qp *qp)
 	return qp->ibqp.qp_type == IB_QPT_RC;
 }
 
+/* RC and UC: a stream on the peer's connection (UC shares RC's paths) */
+static bool is_conn(const struct mroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
 static struct mroce_dev *qp_dev(const struct mroce_qp *qp)
 {
 	return to_mroce_dev(qp->ibqp.device);
@@ -147,7 +153,7 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 	const struct mroce_sqe *e = mre_ring_entry(&qp->sq.r, idx);
 	struct mroce_swqe *w = mroce_swqe(qp, idx);
 	u32 room = qp->swq_stride - sizeof(*w), n, len = 0;
-	bool rc = is_rc(qp);
+	bool rc = is_rc(qp), conn = is_conn(qp);
 	int access = 0;
 
 	w->wr_id = READ_ONCE(e->wr_id);
@@ -188,7 +194,7 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 		return;
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
-		if (!rc)
+		if (!conn)
 			goto bad_op;
 		break;
 	case IB_WR_RDMA_READ:
@@ -230,7 +236,7 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 	if ((w->opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	     w->opcode == IB_WR_ATOMIC_FETCH_AND_ADD) && len != 8)
 		w->status = IB_WC_LOC_LEN_ERR;
-	else if (!rc && len > ib_mtu_enum_to_int(qp->attr.path_mtu))
+	else if (!conn && len > ib_mtu_enum_to_int(qp->attr.path_mtu))
 		w->status = IB_WC_LOC_LEN_ERR;
 	return;
 
@@ -640,14 +646,14 @@ static void qp_err_work(struct work_struct *work)
 
 /* --- posting (kernel QPs) and the doorbell -------------------------------- */
 
-/* send WQEs are waiting: let the engine (RC) or the UD sender see them */
+/* send WQEs are waiting: let the engine (RC, UC) or the UD sender see them */
 static void qp_kick(struct mroce_qp *qp)
 {
 	struct mroce_peer *peer = READ_ONCE(qp->peer);
 	struct mroce_batch b;
 
 	mroce_batch_init(&b);
-	if (is_rc(qp)) {
+	if (is_conn(qp)) {
 		if (peer && qp->state == IB_QPS_RTS) {
 			mroce_peer_lock(peer, &b);
 			spin_lock(&qp->lock);
@@ -698,6 +704,25 @@ static int sqe_from_wr(struct mroce_qp *qp, struct mroce_sqe *e,
 {
 	u32 i, len = 0;
 
+	/* as the provider's check_opcode(): what the QP type cannot carry */
+	switch (wr->opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+		break;
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		if (!is_conn(qp))
+			return -EINVAL;
+		break;
+	case IB_WR_RDMA_READ:
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		if (!is_rc(qp))
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
 	memset(e, 0, sizeof(*e));
 	e->wr_id = wr->wr_id;
 	e->opcode = wr->opcode;
@@ -873,6 +898,7 @@ static int check_caps(struct ib_qp_init_attr *init)
 		return -EINVAL;
 	switch (init->qp_type) {
 	case IB_QPT_RC:
+	case IB_QPT_UC:
 	case IB_QPT_UD:
 	case IB_QPT_GSI:
 		break;
@@ -1103,7 +1129,7 @@ static int check_attr(struct mroce_qp *qp, struct ib_qp_attr *attr, int mask)
 				      IB_ACCESS_REMOTE_ATOMIC |
 				      IB_ACCESS_LOCAL_WRITE))
 		return -EOPNOTSUPP;
-	if (mask & IB_QP_AV && is_rc(qp))
+	if (mask & IB_QP_AV && is_conn(qp))
 		return resolve_av(qp, &attr->ah_attr);
 	return 0;
 }
@@ -1169,17 +1195,33 @@ static u32 stream_mtu(struct mroce_qp *qp)
 	return mtu;
 }
 
-/* fill the engine's view of the stream from the QP's attributes */
+/*
+ * The RNR timer a UC responder asks for (a UC QP has no min_rnr_timer
+ * attribute): 0.64 ms, IB's code 12.
+ */
+#define MROCE_UC_RNR_TIMER	12
+
+/*
+ * Fill the engine's view of the stream from the QP's attributes. A UC QP
+ * is a stream like RC's, delivered reliably and in order (a legal "UC"),
+ * whose requester hears of no remote error; lacking a receive, the
+ * responder refuses the packet and the sender waits for one as long as it
+ * takes (rnr_retry 7), where IB UC would drop the message.
+ */
 void mroce_qp_stream_attr(struct mroce_qp *qp, struct mre_stream_attr *sa)
 {
+	bool uc = qp->ibqp.qp_type == IB_QPT_UC;
+
 	*sa = (struct mre_stream_attr){
 		.id = qp->ibqp.qp_num,
 		.remote_id = qp->attr.dest_qp_num,
 		.mtu = stream_mtu(qp),
 		.max_rd = max_t(u32, qp->attr.max_rd_atomic, 1),
-		.rnr_retry = qp->attr.rnr_retry,
+		.rnr_retry = uc ? 7 : qp->attr.rnr_retry,
 		.retry = qp->attr.retry_cnt,
-		.rnr_delay_ns = rnr_timer_ns(qp->attr.min_rnr_timer),
+		.rnr_delay_ns = rnr_timer_ns(uc ? MROCE_UC_RNR_TIMER :
+					     qp->attr.min_rnr_timer),
+		.uc = uc,
 	};
 }
 
@@ -1204,7 +1246,7 @@ static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)
 {
 	struct mroce_peer *peer;
 
-	if (!is_rc(qp))
+	if (!is_conn(qp))
 		return 0;
 	peer = mroce_peer_get(qp_dev(qp), (struct sockaddr *)&qp->av.daddr,
 			      (struct sockaddr *)&qp->av.saddr);

@@ -11,7 +11,7 @@
  * QP on an SRQ claims a receive from it for each message and keeps the copy
  * in one of MROCE_SRQ_CLAIMS slots until the receive completes.
  *
- * The engine (RC only). From RTR the QP's stream is attached to the peer's
+ * The engine (RC and UC). From RTR the QP's stream is attached to the peer's
  * connection; message msn is SQ index sq_base + msn, receive rsn is RQ
  * index rq_base + rsn (both bases are the done counts at attach). The
  * engine pulls WQEs (mroce_qp_sq_get()) when it has room; the provider
@@ -19,7 +19,7 @@
  * see ring.h), i.e. when the engine found the SQ empty.
  *
  * Locks, outermost first: qp->mutex (modify, destroy) -> peer->lock (the
- * engine; RC) -> qp->lock (queues' consumer side, shadows, state) ->
+ * engine; RC, UC) -> qp->lock (queues' consumer side, shadows, state) ->
  * srq->lock / cq->lock. Producer locks of kernel QPs (sq_post_lock,
  * rq_post_lock) are taken alone.
  */
@@ -93,7 +93,7 @@ struct mroce_rwqe {
 	struct mroce_sge sge[];
 };
 
-/* where an RC QP sends to, from its address vector */
+/* where an RC or UC QP sends to, from its address vector */
 struct mroce_av {
 	struct sockaddr_storage saddr;	/* ours (the source GID) */
 	struct sockaddr_storage daddr;	/* the peer's (destination GID) */
@@ -101,8 +101,8 @@ struct mroce_av {
 
 struct mroce_qp {
 	struct ib_qp ibqp;
-	struct mre_stream s;		/* RC, attached from RTR to INIT/RESET/ERR */
-	struct mroce_peer *peer;	/* RC, from RTR; referenced */
+	struct mre_stream s;		/* RC, UC: attached from RTR to INIT/RESET/ERR */
+	struct mroce_peer *peer;	/* RC, UC: from RTR; referenced */
 	struct mutex mutex;
 	spinlock_t lock;
 	enum ib_qp_state state;		/* lock (written also under mutex) */
@@ -126,7 +126,7 @@ struct mroce_qp {
 	struct mroce_srq *srq;
 
 	struct ib_qp_attr attr;		/* as query_qp reports it */
-	struct mroce_av av;		/* RC */
+	struct mroce_av av;		/* RC, UC */
 	u32 max_inline;
 	u32 max_send_sge;
 	u32 max_recv_sge;

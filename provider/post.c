@@ -203,12 +203,15 @@ static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 		return 0;
 	case IBV_WR_RDMA_WRITE:
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return ibqp->qp_type == IBV_QPT_RC ||
+		       ibqp->qp_type == IBV_QPT_UC ? 0 : EINVAL;
 	case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 	case IBV_WR_SEND_WITH_INV:
 	case IBV_WR_LOCAL_INV:
 	case IBV_WR_BIND_MW:
+		/* not in UC or UD (IB spec): an invalid WR for the QP */
 		return ibqp->qp_type == IBV_QPT_RC ? 0 : EINVAL;
 	default:
 		return EOPNOTSUPP;	/* TSO, ATOMIC_WRITE, ... */
@@ -377,7 +380,7 @@ static int doorbell(struct ibv_qp *ibqp, uint32_t command)
 /*
  * Hand the @n entries built past the producer index to the kernel, drop the
  * SQ lock, then ring the doorbell if the kernel needs it: UD is sent by the
- * kernel at the doorbell only, RC when the kernel asked (ring.h).
+ * kernel at the doorbell only, RC and UC when the kernel asked (ring.h).
  */
 static int sq_commit(struct mroce_qp *qp, uint32_t n)
 {

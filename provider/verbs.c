@@ -306,7 +306,8 @@ static struct mroce_qp *create_qp(struct ibv_pd *ibpd,
 	struct mroce_qp *qp;
 	int err;
 
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -365,9 +366,10 @@ enum {
 			     IBV_QP_INIT_ATTR_CREATE_FLAGS |
 			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 	MROCE_UD_SEND_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
-	MROCE_RC_SEND_OPS = MROCE_UD_SEND_OPS |
+	MROCE_UC_SEND_OPS = MROCE_UD_SEND_OPS |
 			    IBV_QP_EX_WITH_RDMA_WRITE |
-			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+			    IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
+	MROCE_RC_SEND_OPS = MROCE_UC_SEND_OPS |
 			    IBV_QP_EX_WITH_RDMA_READ |
 			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
@@ -386,6 +388,7 @@ static int check_qp_init_attr_ex(struct mroce_context *ctx,
 				 const struct ibv_qp_init_attr_ex *attr)
 {
 	uint64_t ops = attr->qp_type == IBV_QPT_RC ? MROCE_RC_SEND_OPS :
+		       attr->qp_type == IBV_QPT_UC ? MROCE_UC_SEND_OPS :
 		       MROCE_UD_SEND_OPS;
 
 	if (attr->comp_mask & ~MROCE_QP_COMP_MASK) {
@@ -395,7 +398,8 @@ static int check_qp_init_attr_ex(struct mroce_context *ctx,
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd)
 		return EINVAL;
-	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD)
+	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UC &&
+	    attr->qp_type != IBV_QPT_UD)
 		return EOPNOTSUPP;
 	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS &&
 	    attr->create_flags)

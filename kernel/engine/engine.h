@@ -106,6 +106,7 @@ struct mre_stream_attr {
 	u32 rnr_retry;		/* 7: forever */
 	u32 retry;		/* timeouts tolerated (IB retry_cnt) */
 	u64 rnr_delay_ns;	/* what we ask a sender to wait when we lack a WQE */
+	bool uc;		/* IB UC: no READ/ATOMIC, no error reaches the requester */
 };
 
 /* bind @s to @c; WQEs and receives count from msn/rsn 0 */

@@ -17,6 +17,13 @@
  * message's msn, so the requester completes everything before it normally),
  * and the responder's own side of the failure (the stream's error state, a
  * receive completed in error) waits for the gate, in order.
+ *
+ * A UC stream (mre_stream_attr.uc) sends no NAK: a WRITE without immediate
+ * that may not land is dropped and the stream goes on; any other failure
+ * (a READ or ATOMIC request, a SEND too long for its receive, an access
+ * error of a WRITE with immediate) fails the responder's stream alone.
+ * Messages are still delivered reliably and in order; RNR still refuses
+ * the packet (the sender waits for the receive).
  */
 #include "conn.h"
 #include "ep.h"
@@ -42,7 +49,8 @@ static int msg_error(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 {
 	struct mre_gate *g = gate_of(c, tsn);
 
-	if (!mre_conn_nak(c, s->id, s->remote_id, d->msn, syn))
+	/* UC: the requester is not told; only our side fails */
+	if (!s->uc && !mre_conn_nak(c, s->id, s->remote_id, d->msn, syn))
 		return MRE_SYN_BUSY;
 	if (!s->rx_err || seq_lt(d->msn, s->rx_err_msn))
 		s->rx_err_msn = d->msn;
@@ -76,6 +84,11 @@ static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 		c->nak_delay = (u32)MRE_MIN(s->rnr_delay, 0xffffffffULL);
 		c->ep->ctr.drop_rnr++;
 		return r;
+	}
+	if (r == MRE_SYN_REM_ACCESS && s->uc && !(d->dflags & MRE_DF_RECV)) {
+		/* UC: a WRITE that may not land is dropped, nothing else */
+		c->ep->ctr.drop_access++;
+		return MRE_SYN_NONE;
 	}
 	if (r != MRE_SYN_NONE)
 		return msg_error(c, s, tsn, d, r == MRE_SYN_REM_ACCESS ?
@@ -196,6 +209,8 @@ int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 			return MRE_SYN_NONE;
 		if (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE)
 			return rx_write_send(c, s, tsn, pkt);
+		if (s->uc)		/* UC has no READ or ATOMIC */
+			return msg_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
 		return rx_rd_req(c, s, tsn, d);
 	case MRE_OP_READ_RESP:
 	case MRE_OP_ATOMIC_RESP:

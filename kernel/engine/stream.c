@@ -21,6 +21,7 @@ void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
 	s->rnr_retry = (u8)MRE_MIN(a->rnr_retry, 7u);
 	s->rnr_left = s->rnr_retry;
 	s->rnr_delay = a->rnr_delay_ns;
+	s->uc = a->uc;
 	s->state = MRE_STREAM_ACTIVE;
 	mre_list_add_tail(&s->anode, &c->attached);
 	c->nstreams++;
@@ -289,6 +290,14 @@ void mre_stream_complete(struct mre_stream *s)
 
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 {
+	/*
+	 * A UC requester never learns what became of its messages: the
+	 * responder sends no NAK for them, and the one a responder without
+	 * the stream sends (NO_STREAM) is dropped here. The message
+	 * completes when its TSNs are acknowledged, as every other does.
+	 */
+	if (s->uc)
+		return;
 	if (!s->err || seq_lt(msn, s->err_msn)) {
 		s->err = true;
 		s->err_msn = msn;

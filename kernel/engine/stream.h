@@ -75,6 +75,7 @@ struct mre_stream {
 	u8 rnr_retry;		/* 7: forever */
 	u8 rnr_left;
 	bool used;		/* has sent or received: tied to this incarnation */
+	bool uc;		/* unreliable connected semantics (mre_stream_attr) */
 	u64 rnr_delay;
 	u32 rnr_ack;		/* conn ack_seq when an RNR was last counted */
 
@@ -113,7 +114,7 @@ void mre_stream_complete(struct mre_stream *s);
 void mre_stream_fail(struct mre_stream *s, enum mre_status st);
 /* @s was refused with RNR in ACK number @ack_seq; false when retries are used up */
 bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq);
-/* the responder NAKed our message @msn */
+/* the responder NAKed our message @msn (ignored by a UC stream) */
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn);
 
 

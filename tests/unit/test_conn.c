@@ -449,6 +449,100 @@ MRE_TEST(conn_send_too_long)
 	MRE_EXPECT_EQ(test, r.b->log[0].status, MRE_ST_LOC_LEN);
 }
 
+/* both ends of the rig's QP pair as UC */
+static void rig_uc(struct rig *r)
+{
+	r->a->s.uc = true;
+	r->b->s.uc = true;
+}
+
+/* UC: a WRITE with a bad key is dropped at the responder, nobody fails */
+MRE_TEST(conn_uc_write_bad_rkey)
+{
+	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 4 * KB, .rkey = 0x999,
+			     .raddr = 0x10000 };
+	struct rig r;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	rig_uc(&r);
+	write(&r, 0, 4 * KB, 1);
+	mdl_post_send(r.a, &w, r.src, 2);
+	write(&r, 4 * KB, 4 * KB, 3);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 3);
+	for (i = 0; i < r.a->nlog; i++)
+		MRE_EXPECT_EQ(test, r.a->log[i].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->fatal, 0);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.drop_access, 4); /* per packet */
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rx_nak, 0);
+	MRE_EXPECT(test, exactly_once(&r, 0, 8 * KB));
+}
+
+/* UC: a SEND too long fails the responder only; the requester completes */
+MRE_TEST(conn_uc_send_too_long)
+{
+	struct mre_wqe w = { .op = MRE_OP_SEND, .len = 6000 };
+	u8 *rbuf;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	rig_uc(&r);
+	rbuf = MRE_ALLOC(test, 4 * KB);
+	mdl_post_recv(r.b, rbuf, 4 * KB, 5);
+	mdl_post_send(r.a, &w, r.src, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->fatal, 0);
+	MRE_EXPECT_EQ(test, r.b->nlog, 1);
+	MRE_EXPECT_EQ(test, r.b->log[0].status, MRE_ST_LOC_LEN);
+	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_LOC_LEN);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rx_nak, 0);
+}
+
+/* a READ arriving on a UC stream is refused: nothing is read, no NAK */
+MRE_TEST(conn_uc_refuses_read)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 4 * KB };
+	struct rig r;
+	u8 *lbuf;
+
+	rig_init(test, &r, NULL, 5000);
+	r.b->s.uc = true;		/* the requester misbehaves as RC */
+	lbuf = MRE_ALLOC(test, 4 * KB);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	mdl_post_send(r.a, &w, lbuf, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_LOC_LEN);
+	MRE_EXPECT_EQ(test, r.a->nlog, 0);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rx_nak, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_data, 0);
+}
+
+/* UC to a stream the peer does not have: completes, as IB UC does */
+MRE_TEST(conn_uc_unknown_stream)
+{
+	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 3000, .raddr = 0x10000 };
+	struct rig r;
+	struct mdl_qp *x;
+
+	rig_init(test, &r, NULL, 5000);
+	x = MRE_ALLOC(test, sizeof(*x));
+	mdl_qp_init(&r.p->n[0], x, 55, 1, 4242, 1024);	/* peer has no 4242 */
+	x->s.uc = true;
+	w.rkey = r.mr->key;
+	mdl_post_send(x, &w, r.src, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, x->nlog, 1);
+	MRE_EXPECT_EQ(test, x->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, x->fatal, 0);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rx_nak, 1);
+	MRE_EXPECT(test, exactly_once(&r, 0, 0));
+}
+
 MRE_TEST(conn_unknown_stream)
 {
 	struct rig r;
@@ -778,6 +872,10 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_write_bad_rkey),
 	  MRE_CASE(conn_write_out_of_bounds),
 	  MRE_CASE(conn_send_too_long),
+	  MRE_CASE(conn_uc_write_bad_rkey),
+	  MRE_CASE(conn_uc_send_too_long),
+	  MRE_CASE(conn_uc_refuses_read),
+	  MRE_CASE(conn_uc_unknown_stream),
 	  MRE_CASE(conn_unknown_stream),
 	  MRE_CASE(conn_order_write_then_send),
 	  MRE_CASE(conn_ack_req_until_measured),

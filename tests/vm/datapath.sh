@@ -104,6 +104,8 @@ suite() {	# suite DRIVER
 		ibv_rc_pingpong "${C[@]}" -g "$CG6" -n 200 -c "$S_IP"
 	chk "ibv_ud_pingpong" ud 30 ibv_ud_pingpong "${S[@]}" -g "$SG" -n 200 -s 512 -c -- \
 		ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c "$S_IP"
+	chk "ibv_uc_pingpong" uc 30 ibv_uc_pingpong "${S[@]}" -g "$SG" -n 200 -c -- \
+		ibv_uc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$S_IP"
 	chk "ibv_srq_pingpong (4 QPs on one SRQ)" srq 30 ibv_srq_pingpong "${S[@]}" -g "$SG" -q 4 -n 100 -c -- \
 		ibv_srq_pingpong "${C[@]}" -g "$CG" -q 4 -n 100 -c "$S_IP"
 
@@ -117,6 +119,10 @@ suite() {	# suite DRIVER
 	chk "ib_write_bw 64 KiB" write_bw 60 ib_write_bw "${PS[@]}" -s 65536 -n 300 -- ib_write_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
 	chk "ib_read_bw 64 KiB" read_bw 60 ib_read_bw "${PS[@]}" -s 65536 -n 300 -- ib_read_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
 	chk "ib_send_bw 64 KiB" send_bw 60 ib_send_bw "${PS[@]}" -s 65536 -n 300 -- ib_send_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
+	chk "ib_send_bw -c UC 64 KiB" send_bw_uc 60 ib_send_bw "${PS[@]}" -c UC -s 65536 -n 300 -- \
+		ib_send_bw "${PC[@]}" -c UC -s 65536 -n 300 "$S_IP"
+	chk "ib_write_bw -c UC 64 KiB" write_bw_uc 60 ib_write_bw "${PS[@]}" -c UC -s 65536 -n 300 -- \
+		ib_write_bw "${PC[@]}" -c UC -s 65536 -n 300 "$S_IP"
 	chk "ib_atomic_bw" atomic_bw 60 ib_atomic_bw "${PS[@]}" -n 2000 -- ib_atomic_bw "${PC[@]}" -n 2000 "$S_IP"
 	chk "ib_write_lat 2 B" write_lat 60 ib_write_lat "${PS[@]}" -s 2 -n 500 -- ib_write_lat "${PC[@]}" -s 2 -n 500 "$S_IP"
 	chk "ib_read_lat 2 B" read_lat 60 ib_read_lat "${PS[@]}" -s 2 -n 500 -- ib_read_lat "${PC[@]}" -s 2 -n 500 "$S_IP"

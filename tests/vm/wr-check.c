@@ -8,7 +8,8 @@
  *
  * GIDX_*: the RoCE v2 GID index each device sends from. QPs on DEV_A post
  * with ibv_wr_* to QPs on DEV_B (RC and UD) and every result is checked on
- * both sides: the data that arrived or was read, the completions (opcode,
+ * both sides (and UC, with the legacy API on the responder): the data
+ * that arrived or was read, the completions (opcode,
  * status, byte_len, immediate, wr_id). Also checked: which create requests
  * fail and with which errno (EOPNOTSUPP for what mroce lacks, EINVAL for
  * what is malformed), that failed and aborted sessions post nothing, that
@@ -309,6 +310,8 @@ enum {
 	UD_OPS = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM,
 	MW_OPS = RC_OPS | IBV_QP_EX_WITH_BIND_MW | IBV_QP_EX_WITH_LOCAL_INV |
 		 IBV_QP_EX_WITH_SEND_WITH_INV,
+	UC_OPS = UD_OPS | IBV_QP_EX_WITH_RDMA_WRITE |
+		 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM,
 };
 
 static void check_create(struct side *s)
@@ -333,6 +336,11 @@ static void check_create(struct side *s)
 		ibv_destroy_qp(qp);
 	qp = qp_ex(s, IBV_QPT_UD, UD_OPS, NULL);
 	check(qp && ibv_qp_to_qp_ex(qp), "create_qp_ex UD with SEND, SEND_WITH_IMM");
+	if (qp)
+		ibv_destroy_qp(qp);
+	qp = qp_ex(s, IBV_QPT_UC, UC_OPS, NULL);
+	check(qp && ibv_qp_to_qp_ex(qp),
+	      "create_qp_ex UC with SEND, SEND_WITH_IMM, RDMA_WRITE, RDMA_WRITE_WITH_IMM");
 	if (qp)
 		ibv_destroy_qp(qp);
 	qp = ibv_create_qp_ex(s->ctx, &a);
@@ -362,8 +370,12 @@ static void check_create(struct side *s)
 		     EOPNOTSUPP, "UD WITH_RDMA_WRITE");
 	create_fails(s, IBV_QPT_RC, PD_OPS, 1ull << 40, 0,
 		     EOPNOTSUPP, "RC unknown send op");
-	create_fails(s, IBV_QPT_UC, PD_OPS, IBV_QP_EX_WITH_SEND, 0,
-		     EOPNOTSUPP, "UC");
+	create_fails(s, IBV_QPT_UC, PD_OPS, IBV_QP_EX_WITH_RDMA_READ, 0,
+		     EOPNOTSUPP, "UC WITH_RDMA_READ");
+	create_fails(s, IBV_QPT_UC, PD_OPS, IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD,
+		     0, EOPNOTSUPP, "UC WITH_ATOMIC_FETCH_AND_ADD");
+	create_fails(s, IBV_QPT_XRC_SEND, PD_OPS, IBV_QP_EX_WITH_SEND, 0,
+		     EOPNOTSUPP, "XRC_SEND");
 	create_fails(s, IBV_QPT_RC, PD_OPS | IBV_QP_INIT_ATTR_XRCD,
 		     IBV_QP_EX_WITH_SEND, 0, EOPNOTSUPP, "with XRCD");
 	create_fails(s, IBV_QPT_RC, PD_OPS | IBV_QP_INIT_ATTR_MAX_TSO_HEADER,
@@ -863,6 +875,37 @@ static void pair_close(struct mwenv *e)
 	drain(e->b->cq);
 }
 
+/* ---- UC -------------------------------------------------------------------- */
+
+static void uc_connect(struct ibv_qp *qp, struct side *s, uint32_t dqpn,
+		       const union ibv_gid *dgid)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		die("UC INIT");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = s->mtu;
+	a.dest_qp_num = dqpn;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.grh.dgid = *dgid;
+	a.ah_attr.grh.sgid_index = s->gidx;
+	a.ah_attr.grh.hop_limit = 1;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		die("UC RTR");
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
+		die("UC RTS");
+}
+
 static enum ibv_qp_state qp_state(struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
@@ -1209,6 +1252,104 @@ out:
 	free(e.buf);
 }
 
+static void check_uc(struct side *a, struct side *b)
+{
+	struct ibv_qp *qa = qp_ex(a, IBV_QPT_UC, UC_OPS, NULL);
+	struct ibv_qp *qb = qp_legacy(b, IBV_QPT_UC);
+	struct ibv_qp_ex *x = qa ? ibv_qp_to_qp_ex(qa) : NULL;
+	uint64_t rb = (uintptr_t)b->buf, la = (uintptr_t)a->buf;
+	uint32_t rkey = b->mr->rkey, lkey = a->mr->lkey;
+	struct ibv_sge sge = { .addr = la, .length = 64, .lkey = lkey };
+	struct ibv_send_wr wr = { .wr_id = 50, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_READ,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_wc wc;
+	int ok;
+
+	if (!x || !qb)
+		die("UC QPs");
+	uc_connect(qa, a, qb->qp_num, &b->gid);
+	uc_connect(qb, b, qa->qp_num, &a->gid);
+	check(qp_state(qa) == IBV_QPS_RTS && qp_state(qb) == IBV_QPS_RTS,
+	      "UC QPs in RTS (no timeout, retry or RNR attributes)");
+
+	fill(a->buf, 4096, 11);
+	post_recv(qb, b, 200, 0, 8192);
+	ibv_wr_start(x);
+	x->wr_id = 20;
+	x->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send_imm(x, htonl(7));
+	ibv_wr_set_sge(x, lkey, la, 4096);
+	check(!ibv_wr_complete(x), "UC wr_send_imm: wr_complete");
+	ok = expect_wc(a->cq, 20, IBV_WC_SEND, &wc);
+	ok &= expect_wc(b->cq, 200, IBV_WC_RECV, &wc) && wc.byte_len == 4096 &&
+	      wc.wc_flags & IBV_WC_WITH_IMM && wc.imm_data == htonl(7);
+	check(ok && !memcmp(a->buf, b->buf, 4096), "UC wr_send_imm: 4 KiB arrived");
+
+	fill(a->buf, 6000, 12);
+	post_recv(qb, b, 201, 0, 16);
+	ibv_wr_start(x);
+	x->wr_id = 21;
+	ibv_wr_rdma_write(x, rkey, rb + 8192);
+	ibv_wr_set_sge(x, lkey, la, 6000);
+	x->wr_id = 22;
+	ibv_wr_rdma_write_imm(x, rkey, rb + 16384, htonl(8));
+	ibv_wr_set_sge(x, lkey, la, 300);
+	check(!ibv_wr_complete(x), "UC wr_rdma_write, wr_rdma_write_imm: wr_complete");
+	ok = expect_wc(a->cq, 21, IBV_WC_RDMA_WRITE, &wc);
+	ok &= expect_wc(a->cq, 22, IBV_WC_RDMA_WRITE, &wc);
+	ok &= expect_wc(b->cq, 201, IBV_WC_RECV_RDMA_WITH_IMM, &wc) &&
+	      wc.imm_data == htonl(8);
+	check(ok && !memcmp(a->buf, b->buf + 8192, 6000) &&
+	      !memcmp(a->buf, b->buf + 16384, 300),
+	      "UC RDMA WRITE and WRITE with immediate: data, immediate");
+
+	ibv_wr_start(x);
+	ibv_wr_rdma_read(x, rkey, rb);
+	ibv_wr_set_sge(x, lkey, la, 64);
+	session_fails(x, a, EINVAL, "UC wr_rdma_read");
+	ibv_wr_start(x);
+	ibv_wr_atomic_fetch_add(x, rkey, rb, 1);
+	ibv_wr_set_sge(x, lkey, la, 8);
+	session_fails(x, a, EINVAL, "UC wr_atomic_fetch_add");
+	check(ibv_post_send(qb, &wr, &bad) == EINVAL && bad == &wr &&
+	      cq_empty(b->cq, 100), "UC ibv_post_send RDMA_READ: EINVAL");
+
+	/* a WRITE that may not land: dropped, the requester is not told */
+	memset(b->buf + 24576, 0x5a, 1000);
+	ibv_wr_start(x);
+	x->wr_id = 23;
+	ibv_wr_rdma_write(x, rkey + 0x100, rb + 24576);
+	ibv_wr_set_sge(x, lkey, la, 1000);
+	x->wr_id = 24;
+	ibv_wr_rdma_write(x, rkey, rb + 0x7fff0000ull);
+	ibv_wr_set_sge(x, lkey, la, 1000);
+	check(!ibv_wr_complete(x), "UC WRITEs with a bad rkey, out of range: wr_complete");
+	ok = expect_wc(a->cq, 23, IBV_WC_RDMA_WRITE, &wc);
+	ok &= expect_wc(a->cq, 24, IBV_WC_RDMA_WRITE, &wc);
+	check(ok && b->buf[24576] == 0x5a && b->buf[25575] == 0x5a &&
+	      cq_empty(b->cq, 100) && qp_state(qb) == IBV_QPS_RTS,
+	      "UC bad WRITEs: requester succeeds, nothing lands, responder stays RTS");
+
+	/* a SEND too long for its receive fails the responder alone */
+	post_recv(qb, b, 202, 0, 100);
+	ibv_wr_start(x);
+	x->wr_id = 25;
+	ibv_wr_send(x);
+	ibv_wr_set_sge(x, lkey, la, 200);
+	check(!ibv_wr_complete(x), "UC SEND longer than the receive: wr_complete");
+	ok = expect_wc(a->cq, 25, IBV_WC_SEND, &wc);
+	ok &= poll1(b->cq, &wc, TMO_MS) == 1 && wc.wr_id == 202 &&
+	      wc.status == IBV_WC_LOC_LEN_ERR;
+	check(ok && qp_state(qa) == IBV_QPS_RTS,
+	      "UC SEND too long: requester succeeds, receive LOC_LEN_ERR");
+	check(!poll1(b->cq, &wc, 200) && qp_state(qb) == IBV_QPS_ERR,
+	      "UC SEND too long: responder QP in ERR");
+
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
@@ -1225,6 +1366,7 @@ int main(int argc, char **argv)
 	check_rc(&a, &b);
 	check_ud(&a, &b);
 	check_mw(&a, &b);
+	check_uc(&a, &b);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
