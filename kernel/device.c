@@ -73,6 +73,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
+	.attach_mcast = mroce_attach_mcast,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
@@ -86,6 +87,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,
 	.destroy_srq = mroce_destroy_srq,
+	.detach_mcast = mroce_detach_mcast,
 	.device_group = &mroce_dev_attr_group,
 	.get_dma_mr = mroce_get_dma_mr,
 	.get_hw_stats = mroce_get_hw_stats,
@@ -139,6 +141,7 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	xa_init_flags(&mdev->qps, XA_FLAGS_ALLOC);
 	xa_init_flags(&mdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1);
+	mroce_mcast_init(mdev);
 	mdev->ndev = ndev;
 	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
 	mdev->nplanes = 1;
@@ -290,6 +293,7 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&mdev->qps);
 	xa_destroy(&mdev->mrs);
 	xa_destroy(&mdev->ahs);
+	mroce_mcast_exit(mdev);
 	mroce_dp_put(mdev->dp);
 	mdev->dp = NULL;
 	mroce_planes_release(mdev);

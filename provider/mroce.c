@@ -89,6 +89,8 @@ static void mroce_free_context(struct ibv_context *ibctx)
 
 static const struct verbs_context_ops mroce_ctx_ops = {
 	.alloc_pd = mroce_alloc_pd,
+	/* multicast: the kernel keeps the groups, the provider has no state */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
@@ -100,6 +102,7 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,
 	.destroy_srq = mroce_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = mroce_free_context,
 	.modify_qp = mroce_modify_qp,
 	.modify_srq = mroce_modify_srq,
