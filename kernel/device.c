@@ -74,6 +74,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.alloc_mw = mroce_alloc_mw,
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
+	.attach_mcast = mroce_attach_mcast,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
@@ -88,6 +89,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,
 	.destroy_srq = mroce_destroy_srq,
+	.detach_mcast = mroce_detach_mcast,
 	.device_group = &mroce_dev_attr_group,
 	.get_dma_mr = mroce_get_dma_mr,
 	.get_hw_stats = mroce_get_hw_stats,
@@ -144,6 +146,7 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	xa_init_flags(&mdev->mrs, XA_FLAGS_ALLOC1);
 	xa_init(&mdev->mws);
 	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1);
+	mroce_mcast_init(mdev);
 	mdev->ndev = ndev;
 	netdev_hold(ndev, &mdev->ndev_tracker, GFP_KERNEL);
 	mdev->nplanes = 1;
@@ -297,6 +300,7 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&mdev->mrs);
 	xa_destroy(&mdev->mws);
 	xa_destroy(&mdev->ahs);
+	mroce_mcast_exit(mdev);
 	mroce_dp_put(mdev->dp);
 	mdev->dp = NULL;
 	mroce_planes_release(mdev);

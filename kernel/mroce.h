@@ -24,6 +24,7 @@
 
 #include "counters.h"
 #include "engine.h"
+#include "mcast.h"
 #include "plane.h"
 
 struct mroce_dp_ops;
@@ -94,6 +95,12 @@ struct mroce_dev {
 	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers */
 	struct work_struct connect_work;
 	struct ratelimit_state reset_rs;	/* RESETs we send */
+
+	/* UD multicast (mcast.c) */
+	struct mutex mcast_lock;	/* writers of these; qp->mcast */
+	struct hlist_head mcg_hash[1 << MROCE_MCG_HASH_BITS]; /* groups; RCU */
+	u32 nmcg;			/* groups */
+	u32 nmca;			/* QP attachments */
 	struct dentry *debugfs;		/* debugfs.c */
 };
 

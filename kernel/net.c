@@ -62,6 +62,17 @@ bool mroce_addr_eq(const struct sockaddr_storage *a,
 			       &((struct sockaddr_in6 *)b)->sin6_addr);
 }
 
+bool mroce_addr_is_mcast(const struct sockaddr_storage *a)
+{
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)a;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)a;
+
+	if (a->ss_family == AF_INET)
+		return ipv4_is_multicast(s4->sin_addr.s_addr);
+	return a->ss_family == AF_INET6 &&
+	       ipv6_addr_is_multicast(&s6->sin6_addr);
+}
+
 static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
 		  struct mroce_skb_cb *cb, struct dst_cache *dc, int oif)
 {

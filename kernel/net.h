@@ -45,5 +45,7 @@ void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa);
 bool mroce_net_ce(const struct sk_buff *skb);
 bool mroce_addr_eq(const struct sockaddr_storage *a,
 		   const struct sockaddr_storage *b);
+/* an IPv4 or IPv6 multicast address */
+bool mroce_addr_is_mcast(const struct sockaddr_storage *a);
 
 #endif /* MROCE_NET_H */

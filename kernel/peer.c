@@ -832,7 +832,7 @@ static void send_reset(struct mroce_dev *mdev, struct sk_buff *in,
 
 int mroce_peer_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 {
-	struct sockaddr_storage src;
+	struct sockaddr_storage src, dst;
 	struct mroce_peer *peer;
 	struct mroce_batch b;
 	struct mre_pkt pkt;
@@ -843,6 +843,14 @@ int mroce_peer_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 	cid = mre_ep_parse(&mdev->ep, skb->data, skb->len, &pkt);
 	if (cid < 0)
 		goto drop;
+	/* only UD may be sent to a group; nothing to a broadcast address */
+	if (skb->pkt_type == PACKET_BROADCAST)
+		goto drop;
+	if (pkt.type != MRE_T_UD) {
+		mroce_net_dst(skb, &dst);
+		if (mroce_addr_is_mcast(&dst))
+			goto drop;
+	}
 	switch (pkt.type) {
 	case MRE_T_UD:
 		mroce_ud_rx(mdev, skb, &pkt);

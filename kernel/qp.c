@@ -16,6 +16,7 @@
 #include "ah.h"
 #include "batch.h"
 #include "cq.h"
+#include "mcast.h"
 #include "mr.h"
 #include "peer.h"
 #include "qp.h"
@@ -1022,6 +1023,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_post_lock);
 	INIT_WORK(&qp->err_work, qp_err_work);
 	INIT_WORK(&qp->sqd_work, qp_sqd_work);
+	INIT_LIST_HEAD(&qp->mcast);
 	qp->user = !!udata;
 	qp->state = IB_QPS_RESET;
 	qp->srq = init->srq ? to_mroce_srq(init->srq) : NULL;
@@ -1081,6 +1083,7 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	/* nothing runs its WQEs any more: its type 2B windows die with it */
 	if (is_rc(qp))
 		mroce_mw_qp_gone(ibqp);
+	mroce_mcast_qp_destroy(qp);	/* groups a kernel QP is still in */
 	synchronize_rcu();
 	cancel_work_sync(&qp->err_work);
 	cancel_work_sync(&qp->sqd_work);

@@ -136,6 +136,7 @@ struct mroce_qp {
 	struct work_struct sqd_work;	/* raises SQ_DRAINED */
 	struct work_struct err_work;	/* engine failed the stream */
 	u8 err_status;			/* enum mre_status that failed it */
+	struct list_head mcast;		/* UD: its groups (mcast.c) */
 };
 
 static inline struct mroce_qp *to_mroce_qp(struct ib_qp *ibqp)

@@ -127,6 +127,16 @@ static struct socket *mroce_udp_open(struct mroce_net *mnet, bool ipv6)
 		return ERR_PTR(err);
 
 	setup_udp_tunnel_sock(mnet->net, sock, &tcfg);
+	/*
+	 * setup_udp_tunnel_sock() turns IPv4 multicast loopback off; UD
+	 * multicast needs it: the QPs of this host attached to a group get
+	 * what is sent to it from here (IPv6 sockets keep theirs on).
+	 */
+	if (!ipv6) {
+		lock_sock(sock->sk);
+		inet_sk(sock->sk)->mc_loop = 1;
+		release_sock(sock->sk);
+	}
 	return sock;
 }
 

@@ -10,6 +10,7 @@
 #include "ah.h"
 #include "batch.h"
 #include "cq.h"
+#include "mcast.h"
 #include "net.h"
 #include "qp.h"
 #include "ud.h"
@@ -23,6 +24,7 @@ enum ib_wc_status mroce_ud_send(struct mroce_qp *qp, struct mroce_swqe *w,
 	struct mroce_dev *mdev = to_mroce_dev(qp->ibqp.device);
 	struct sockaddr_storage saddr, daddr;
 	struct sk_buff *skb;
+	int oif;
 	u8 fl = 0;
 	u32 qkey;
 	u8 *p;
@@ -51,7 +53,9 @@ enum ib_wc_status mroce_ud_send(struct mroce_qp *qp, struct mroce_swqe *w,
 		return IB_WC_LOC_PROT_ERR;
 	}
 	mroce_counter_inc(mdev, MROCE_CNT_TX_PACKETS);
-	mroce_net_queue(mdev, skb, &saddr, &daddr, qp->ud_sport, NULL, 0, b);
+	/* a group is joined on the device's netdev: send it there */
+	oif = mroce_addr_is_mcast(&daddr) ? mdev->ndev->ifindex : 0;
+	mroce_net_queue(mdev, skb, &saddr, &daddr, qp->ud_sport, NULL, oif, b);
 	return IB_WC_SUCCESS;
 }
 
@@ -68,24 +72,29 @@ static void make_grh(const struct sk_buff *skb, u8 *grh, u8 *net_type)
 	}
 }
 
-void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
-		 const struct mre_pkt *pkt)
+/* what every QP a datagram is for needs of it */
+struct ud_rx {
+	struct mroce_dev *mdev;
+	const struct mre_pkt_ud *u;
+	const u8 *payload;
+	u8 grh[GRH_LEN];
+	u8 nt;
+};
+
+/* the datagram into @qp's next receive, or dropped (RCU read side) */
+static void ud_deliver(struct mroce_qp *qp, void *ctx)
 {
-	const struct mre_pkt_ud *u = &pkt->ud;
+	struct ud_rx *x = ctx;
+	const struct mre_pkt_ud *u = x->u;
 	struct mroce_cqe cqe = { .opcode = IB_WC_RECV };
-	struct mroce_qp *qp = mroce_qp_lookup(mdev, u->dst_qpn);
 	struct mroce_rwqe *r;
 	struct mroce_batch b;
-	u8 grh[GRH_LEN], nt;
 
-	mdev->ep.ctr.rx_ud++;
-	if (!qp || (qp->ibqp.qp_type != IB_QPT_UD &&
-		    qp->ibqp.qp_type != IB_QPT_GSI) ||
-	    u->qkey != qp->attr.qkey) {
-		mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+	if ((qp->ibqp.qp_type != IB_QPT_UD &&
+	     qp->ibqp.qp_type != IB_QPT_GSI) || u->qkey != qp->attr.qkey) {
+		mroce_counter_inc(x->mdev, MROCE_CNT_RX_DROPS);
 		return;
 	}
-	make_grh(skb, grh, &nt);
 	mroce_batch_init(&b);
 	spin_lock(&qp->lock);
 	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS)
@@ -96,16 +105,17 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 	cqe.byte_len = GRH_LEN + u->plen;
 	cqe.src_qp = u->src_qpn;
 	cqe.wc_flags = IB_WC_GRH;
-	cqe.network_hdr_type = nt;
+	cqe.network_hdr_type = x->nt;
 	if (u->udflags & MRE_DF_IMM) {
 		cqe.imm_data = u->imm;
 		cqe.wc_flags |= IB_WC_WITH_IMM;
 	}
 	if (cqe.byte_len > r->length)
 		cqe.status = IB_WC_LOC_LEN_ERR;
-	else if (mroce_sge_copy(qp, r->sge, r->num_sge, 0, grh, GRH_LEN, true) ||
+	else if (mroce_sge_copy(qp, r->sge, r->num_sge, 0, x->grh, GRH_LEN,
+				true) ||
 		 mroce_sge_copy(qp, r->sge, r->num_sge, GRH_LEN,
-				(void *)pkt->payload, u->plen, true))
+				(void *)x->payload, u->plen, true))
 		cqe.status = IB_WC_LOC_PROT_ERR;
 	mroce_qp_recv_done(qp, r, &cqe, u->udflags & MRE_DF_SOLICIT, &b);
 	spin_unlock(&qp->lock);
@@ -113,5 +123,40 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 	return;
 drop:
 	spin_unlock(&qp->lock);
-	mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+	mroce_counter_inc(x->mdev, MROCE_CNT_RX_DROPS);
+}
+
+/*
+ * A datagram for QP 0xffffff (IB_MULTICAST_QPN) goes to every QP attached
+ * to the group it was sent to; the multicast QPN with any other
+ * destination, and a multicast destination with any other QPN, are
+ * dropped.
+ */
+void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
+		 const struct mre_pkt *pkt)
+{
+	struct ud_rx x = { .mdev = mdev, .u = &pkt->ud,
+			   .payload = pkt->payload };
+	bool mcast_qpn = pkt->ud.dst_qpn == IB_MULTICAST_QPN;
+	struct sockaddr_storage dst;
+	struct mroce_qp *qp;
+
+	mdev->ep.ctr.rx_ud++;
+	mroce_net_dst(skb, &dst);
+	if (mcast_qpn != mroce_addr_is_mcast(&dst)) {
+		mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+		return;
+	}
+	make_grh(skb, x.grh, &x.nt);
+	if (mcast_qpn) {
+		if (!mroce_mcast_rx(mdev, &dst, ud_deliver, &x))
+			mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+		return;
+	}
+	qp = mroce_qp_lookup(mdev, pkt->ud.dst_qpn);
+	if (!qp) {
+		mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+		return;
+	}
+	ud_deliver(qp, &x);
 }

@@ -4,7 +4,8 @@
  * connection, no acknowledgement. Sent synchronously when posted; received
  * into the next receive (a 40-byte GRH holding the IP header, then the
  * payload), as RoCEv2 lays it out, so ib_mad/ib_cm (QP1) and UD
- * applications see what they expect.
+ * applications see what they expect. A datagram to a multicast group (QPN
+ * 0xffffff) goes into every QP attached to it (mcast.h).
  */
 #ifndef MROCE_UD_H
 #define MROCE_UD_H

@@ -61,6 +61,9 @@ int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->max_srq_wr = MROCE_MAX_QP_WR;
 	attr->max_srq_sge = MROCE_MAX_SGE;
 	attr->max_ah = MROCE_MAX_AH;
+	attr->max_mcast_grp = MROCE_MAX_MCG;
+	attr->max_mcast_qp_attach = MROCE_MAX_MCG_QP;
+	attr->max_total_mcast_qp_attach = MROCE_MAX_MCA;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |

@@ -92,6 +92,8 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.alloc_mw = mroce_alloc_mw,
 	.alloc_pd = mroce_alloc_pd,
 	.bind_mw = mroce_bind_mw,
+	/* multicast: the kernel keeps the groups, the provider has no state */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_cq_ex = mroce_create_cq_ex,
@@ -105,6 +107,7 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,
 	.destroy_srq = mroce_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = mroce_free_context,
 	.modify_qp = mroce_modify_qp,
 	.modify_srq = mroce_modify_srq,

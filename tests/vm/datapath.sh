@@ -151,6 +151,12 @@ suite() {	# suite DRIVER
 	chk "ucmatose (4 connections)" ucmatose 60 ready=cm ucmatose -c 4 -C 20 -- ucmatose -s "$S_IP" -c 4 -C 20
 	chk "rdma_server / rdma_client" rdma_cs 60 ready=cm rdma_server -s "$S_IP" -- rdma_client -s "$S_IP"
 	chk "udaddy (UD over RDMA-CM)" udaddy 60 ready=cm udaddy -c 2 -C 20 -- udaddy -s "$S_IP" -c 2 -C 20
+	chk "mckey (UD multicast, RDMA-CM join)" mckey 60 ready=sleep:3 mckey -m 239.1.1.2 -b "$S_IP" -C 20 -- \
+		mckey -m 239.1.1.2 -b "$C_IP" -s -C 20
+	chk_loop "loopback: mckey on one device" mckey-loop 60 ready=sleep:3 mckey -m 239.1.1.3 -b "$C_IP" -C 20 -- \
+		mckey -m 239.1.1.3 -b "$C_IP" -s -C 20
+	t_ok "$DRV: no multicast group left on $C_IF, $S_IF" bash -c \
+		"! { ${CX[*]} ip maddr show dev $C_IF; ${SX[*]} ip maddr show dev $S_IF; } | grep -E '239\.1\.1\.[23]'"
 
 	# ---- our verifying transfer test ----
 	local XS=(mroce-xfer "${S[@]}" -g "$SG") XC=(mroce-xfer "${C[@]}" -g "$CG") sd=()
@@ -181,7 +187,7 @@ suite() {	# suite DRIVER
 		". /mnt/host/topo.sh; r=\$(res_counts $C_DEV); echo \"now: \$r; before: $RES0_C\"; [ \"\$r\" = \"$RES0_C\" ]"
 	t_ok "$DRV: rdma res back to where it was ($S_DEV)" t_wait 10 bash -c \
 		". /mnt/host/topo.sh; r=\$(res_counts $S_DEV); echo \"now: \$r; before: $RES0_S\"; [ \"\$r\" = \"$RES0_S\" ]"
-	t_ok "$DRV: no process left behind" bash -c '! pgrep -l "ib_|ibv_|rping|rstream|ucmatose|rdma_|udaddy|mroce-xfer"'
+	t_ok "$DRV: no process left behind" bash -c '! pgrep -l "ib_|ibv_|rping|rstream|ucmatose|rdma_|udaddy|mckey|mroce-xfer"'
 	t_ok "$DRV: rdma link delete $C_DEV" "${CX[@]}" rdma link delete "$C_DEV"
 	t_ok "$DRV: rdma link delete $S_DEV" "${SX[@]}" rdma link delete "$S_DEV"
 	t_ok "$DRV: devices gone" t_wait 10 bash -c "[ ! -e /sys/class/infiniband/$C_DEV ] && [ ! -e /sys/class/infiniband/$S_DEV ]"

@@ -8,7 +8,8 @@
  *
  * GIDX_*: the RoCE v2 GID index each device sends from. QPs on DEV_A post
  * with ibv_wr_* to QPs on DEV_B (RC and UD) and every result is checked on
- * both sides (and UC, with the legacy API on the responder): the data
+ * both sides (and UC, with the legacy API on the responder, and UD
+ * multicast: attach/detach, delivery to every attached QP): the data
  * that arrived or was read, the completions (opcode,
  * status, byte_len, immediate, wr_id). Also checked: which create requests
  * fail and with which errno (EOPNOTSUPP for what mroce lacks, EINVAL for
@@ -1350,6 +1351,195 @@ static void check_uc(struct side *a, struct side *b)
 	ibv_destroy_qp(qb);
 }
 
+/* ---- UD multicast ----------------------------------------------------------- */
+
+/* @ip (IPv4 or IPv6) as a RoCE v2 GID */
+static void ip_gid(const char *ip, union ibv_gid *g)
+{
+	memset(g, 0, sizeof(*g));
+	if (inet_pton(AF_INET6, ip, g->raw) == 1)
+		return;
+	g->raw[10] = 0xff;
+	g->raw[11] = 0xff;
+	if (inet_pton(AF_INET, ip, g->raw + 12) != 1)
+		die("inet_pton");
+}
+
+/* a global IPv6 GID of @s (2000::/3), its index, or -1 */
+static int gid6_index(struct side *s, union ibv_gid *g)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (!ibv_query_gid(s->ctx, 1, i, g) && (g->raw[0] & 0xe0) == 0x20)
+			return i;
+	return -1;
+}
+
+static void ud_post_send(struct ibv_qp *qp, struct side *s, struct ibv_ah *ah,
+			 uint64_t wr_id, uint32_t off, uint32_t len)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)s->buf + off, .length = len,
+		.lkey = s->mr->lkey,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
+		.wr.ud = { .ah = ah, .remote_qpn = 0xffffff,
+			   .remote_qkey = QKEY },
+	}, *bad;
+
+	if (ibv_post_send(qp, &wr, &bad))
+		die("ibv_post_send UD multicast");
+}
+
+/*
+ * @n receives on @cq within the timeout, one for each QP of @qpn, from
+ * @src_qp, @len bytes after the GRH equal to @data; then nothing more
+ */
+static int mc_recvs(struct ibv_cq *cq, struct side *s, const uint32_t *qpn,
+		    int n, uint32_t src_qp, const uint8_t *data, uint32_t len)
+{
+	int i, k, seen = 0, ok = 1;
+	struct ibv_wc wc;
+
+	for (i = 0; i < n; i++) {
+		if (poll1(cq, &wc, TMO_MS) != 1) {
+			printf("#   multicast: %d of %d receives\n", i, n);
+			return 0;
+		}
+		for (k = 0; k < n && qpn[k] != wc.qp_num; k++)
+			;
+		if (k == n || seen & 1 << k || wc.status != IBV_WC_SUCCESS ||
+		    wc.opcode != IBV_WC_RECV || wc.byte_len != GRH + len ||
+		    wc.src_qp != src_qp ||
+		    memcmp(s->buf + wc.wr_id + GRH, data, len)) {
+			printf("#   multicast: wc qp %u status %s len %u src %u\n",
+			       wc.qp_num, ibv_wc_status_str(wc.status),
+			       wc.byte_len, wc.src_qp);
+			ok = 0;
+		}
+		seen |= 1 << (k < n ? k : 0);
+	}
+	return ok && cq_empty(cq, 300);
+}
+
+static void check_mcast(struct side *a, struct side *b)
+{
+	struct ibv_qp *qa1 = qp_legacy(a, IBV_QPT_UD);
+	struct ibv_qp *qa2 = qp_legacy(a, IBV_QPT_UD);
+	struct ibv_qp *qb = qp_legacy(b, IBV_QPT_UD);
+	struct ibv_qp *rc = qp_legacy(a, IBV_QPT_RC);
+	struct ibv_ah_attr aha = {
+		.is_global = 1, .port_num = 1,
+		.grh = { .sgid_index = b->gidx, .hop_limit = 1 },
+	};
+	union ibv_gid g4, g6, sg6;
+	struct ibv_device_attr dev;
+	uint32_t qpn[3];
+	struct ibv_ah *ah, *ah6 = NULL;
+	struct ibv_wc wc;
+	int ok, sgidx6;
+
+	if (!qa1 || !qa2 || !qb || !rc)
+		die("multicast QPs");
+	ud_ready(qa1);
+	ud_ready(qa2);
+	ud_ready(qb);
+	ip_gid("239.1.2.3", &g4);
+	ip_gid("ff0e::6d72:1", &g6);
+	check(!ibv_query_device(a->ctx, &dev) && dev.max_mcast_grp > 0 &&
+	      dev.max_mcast_qp_attach > 0 && dev.max_total_mcast_qp_attach > 0,
+	      "query_device: max_mcast_grp, max_mcast_qp_attach, max_total_mcast_qp_attach");
+	check(ibv_attach_mcast(rc, &g4, 0) == EINVAL, "attach_mcast an RC QP: EINVAL");
+	check(ibv_attach_mcast(qa1, &a->gid, 0) == EINVAL,
+	      "attach_mcast a unicast GID: EINVAL");
+	check(ibv_detach_mcast(qa1, &g4, 0) == EINVAL,
+	      "detach_mcast a group not attached: EINVAL");
+	check(!ibv_attach_mcast(qa1, &g4, 0) && !ibv_attach_mcast(qa2, &g4, 0) &&
+	      !ibv_attach_mcast(qb, &g4, 0), "attach_mcast 3 UD QPs to 239.1.2.3");
+
+	/* from B to the group: both QPs on A, and B's own (loopback) */
+	aha.grh.dgid = g4;
+	ah = ibv_create_ah(b->pd, &aha);
+	if (!ah)
+		die("ibv_create_ah multicast");
+	fill(b->buf + 8192, 300, 40);
+	post_recv(qa1, a, 0, 0, 2048);
+	post_recv(qa2, a, 2048, 2048, 2048);
+	post_recv(qb, b, 4096, 4096, 2048);
+	ud_post_send(qb, b, ah, 7000, 8192, 300);
+	qpn[0] = qa1->qp_num;
+	qpn[1] = qa2->qp_num;
+	ok = mc_recvs(a->cq, a, qpn, 2, qb->qp_num, b->buf + 8192, 300);
+	check(ok, "multicast SEND to 239.1.2.3: each QP attached on the other device got it once");
+	ok = poll1(b->cq, &wc, TMO_MS) == 1;
+	ok &= poll1(b->cq, &wc, TMO_MS) == 1;	/* the send and the loopback */
+	check(ok && cq_empty(b->cq, 300), "multicast SEND: completed, and the sender's own attached QP got it");
+
+	/* detached QPs get nothing */
+	check(!ibv_detach_mcast(qa2, &g4, 0), "detach_mcast");
+	post_recv(qa1, a, 0, 0, 2048);
+	post_recv(qa2, a, 2048, 2048, 2048);
+	post_recv(qb, b, 4096, 4096, 2048);
+	fill(b->buf + 8192, 100, 41);
+	ud_post_send(qb, b, ah, 7001, 8192, 100);
+	ok = mc_recvs(a->cq, a, qpn, 1, qb->qp_num, b->buf + 8192, 100);
+	check(ok, "after detach_mcast: only the QP still attached got it");
+	ok = poll1(b->cq, &wc, TMO_MS) == 1 && poll1(b->cq, &wc, TMO_MS) == 1;
+	check(ok && cq_empty(b->cq, 300), "sender: completion and its own copy");
+
+	/* IPv6 group (MLD on the netdev), when both have a global IPv6 GID */
+	sgidx6 = gid6_index(b, &sg6);
+	if (sgidx6 >= 0 && gid6_index(a, &sg6) >= 0) {
+		aha.grh.dgid = g6;
+		aha.grh.sgid_index = sgidx6;
+		ah6 = ibv_create_ah(b->pd, &aha);
+		check(ah6 && !ibv_attach_mcast(qa2, &g6, 0),
+		      "attach_mcast to ff0e::6d72:1");
+		if (ah6) {
+			fill(b->buf + 8192, 700, 42);
+			ud_post_send(qb, b, ah6, 7002, 8192, 700);
+			qpn[0] = qa2->qp_num;
+			ok = mc_recvs(a->cq, a, qpn, 1, qb->qp_num,
+				      b->buf + 8192, 700);
+			check(ok, "multicast SEND to ff0e::6d72:1 arrived");
+			ok = poll1(b->cq, &wc, TMO_MS) == 1 &&
+			     wc.wr_id == 7002 && cq_empty(b->cq, 300);
+			check(ok, "IPv6 multicast SEND completed (B is not attached)");
+		}
+	} else {
+		printf("#   no global IPv6 GIDs: IPv6 multicast not checked\n");
+	}
+
+	/* nobody attached: nothing arrives */
+	check(!ibv_detach_mcast(qa1, &g4, 0) && !ibv_detach_mcast(qb, &g4, 0),
+	      "detach_mcast the rest");
+	post_recv(qa1, a, 0, 0, 2048);
+	post_recv(qa2, a, 2048, 2048, 2048);
+	post_recv(qb, b, 4096, 4096, 2048);
+	ud_post_send(qb, b, ah, 7003, 8192, 100);
+	ok = poll1(b->cq, &wc, TMO_MS) == 1 && wc.wr_id == 7003;
+	check(ok && cq_empty(a->cq, 500) && cq_empty(b->cq, 100),
+	      "after the last detach: the SEND completes, nobody receives");
+
+	/* uverbs refuses to destroy an attached QP (a closing process's are detached) */
+	check(!ibv_attach_mcast(qa1, &g4, 0) && ibv_destroy_qp(qa1) == EBUSY &&
+	      !ibv_detach_mcast(qa1, &g4, 0) && !ibv_destroy_qp(qa1),
+	      "destroy_qp of an attached QP: EBUSY; after detach_mcast it goes");
+	if (ah6)
+		ibv_detach_mcast(qa2, &g6, 0);
+	ibv_destroy_qp(qa2);
+	if (ah6)
+		ibv_destroy_ah(ah6);
+	ibv_destroy_ah(ah);
+	ibv_destroy_qp(qb);
+	ibv_destroy_qp(rc);
+	while (poll1(a->cq, &wc, 100) || poll1(b->cq, &wc, 100))
+		;	/* the flushed receives */
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
@@ -1367,6 +1557,7 @@ int main(int argc, char **argv)
 	check_ud(&a, &b);
 	check_mw(&a, &b);
 	check_uc(&a, &b);
+	check_mcast(&a, &b);
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
