@@ -367,6 +367,22 @@ static void retime_guesses(struct mre_conn *c)
 	}
 }
 
+/* an ACK says @psn arrived: settle it, and tell its TSN's sender */
+static void ack_one(struct mre_path *p, struct mre_conn *c, u32 psn,
+		    const struct mre_pkt *pkt, u64 now, bool *probe_acked,
+		    bool *tlp_seen)
+{
+	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+
+	*tlp_seen |= p->tlp_out && psn == p->tlp_psn;
+	settle(p, c, psn);
+	loss_sample(p, c, false);
+	if (tsn == MRE_PSN_PROBE)
+		*probe_acked = true;
+	else
+		mre_conn_tsn_arrived(c, tsn, p->id, psn, pkt, now);
+}
+
 void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		  const struct mre_pkt *pkt, u64 now)
 {
@@ -391,15 +407,8 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	for (psn = p->psn_una; psn != end; psn++) {
 		if (is_settled(p, psn))
 			continue;
-		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
-			probe_acked = true;
-		tlp_seen |= p->tlp_out && psn == p->tlp_psn;
-		settle(p, c, psn);
-		loss_sample(p, c, false);
+		ack_one(p, c, psn, pkt, now, &probe_acked, &tlp_seen);
 		acked++;
-		if (p->ring[psn & (MRE_PATH_RING - 1)] != MRE_PSN_PROBE)
-			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
-					     p->id, psn, pkt, now);
 	}
 	if (seq_gt(a->psn_cum, p->psn_fack))
 		p->psn_fack = a->psn_cum;
@@ -419,15 +428,8 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 			p->psn_fack = psn + 1;
 		if (seq_lt(psn, p->psn_una) || is_settled(p, psn))
 			continue;
-		if (p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
-			probe_acked = true;
-		tlp_seen |= p->tlp_out && psn == p->tlp_psn;
-		settle(p, c, psn);
-		loss_sample(p, c, false);
+		ack_one(p, c, psn, pkt, now, &probe_acked, &tlp_seen);
 		acked++;
-		if (p->ring[psn & (MRE_PATH_RING - 1)] != MRE_PSN_PROBE)
-			mre_conn_tsn_arrived(c, p->ring[psn & (MRE_PATH_RING - 1)],
-					     p->id, psn, pkt, now);
 	}
 	/*
 	 * FACK: unsettled and reorder PSNs below the highest SACKed: lost.
