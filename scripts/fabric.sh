@@ -301,6 +301,8 @@ fab_down() {
 	else
 		for ((p = 0; p < FAB_P; p++)); do
 			$IP link del "$(fab_if 1 $p)" 2>/dev/null; $IP link del "$(fab_if 2 $p)" 2>/dev/null
+			# the unreachable fallbacks are bound to no device: they stay
+			for h in 1 2; do $IP route flush table $((200 + 2 * p + h)) 2>/dev/null; done
 		done
 		while $IP rule del pref 10 2>/dev/null; do :; done
 		if $IP rule show pref 100 | grep -q 'lookup local'; then
