@@ -716,6 +716,7 @@ static void peer_open(struct mroce_peer *peer)
 	    peer->conn.state != MRE_CONN_FAILED)
 		return;
 	peer_planes(peer);
+	peer->told_nplanes = mroce_planes(mdev);
 	mre_conn_connect(&peer->conn, peer_now(peer), blob,
 			 mroce_planes_blob(mdev, peer->daddr.ss_family, blob));
 	if (peer->conn.cid == old)
@@ -731,6 +732,15 @@ void mroce_peer_attach(struct mroce_peer *peer, struct mroce_qp *qp)
 	struct mre_stream_attr sa;
 
 	lockdep_assert_held(&peer->lock);
+	/*
+	 * Planes were added or removed since the peers last told each other
+	 * theirs: while nothing uses the connection, open it again so that
+	 * both learn the new addresses (the peer sees a restart).
+	 */
+	if (peer->told_nplanes != mroce_planes(peer->mdev) &&
+	    mre_conn_renew(&peer->conn))
+		ibdev_dbg(&peer->mdev->ibdev, "peer %pISc: planes changed, reconnecting\n",
+			  &peer->daddr);
 	mroce_qp_stream_attr(qp, &sa);
 	mre_stream_attach(&qp->s, &peer->conn, &sa);
 	peer_open(peer);
@@ -751,6 +761,7 @@ static void peer_accept(struct mroce_peer *peer, const struct mre_pkt *pkt)
 	u8 blob[MRE_MAX_BLOB];
 
 	peer_learn(peer, pkt);
+	peer->told_nplanes = mroce_planes(peer->mdev);
 	mre_conn_accept(&peer->conn, peer_now(peer), pkt, blob,
 			mroce_planes_blob(peer->mdev, peer->daddr.ss_family,
 					  blob));

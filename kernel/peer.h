@@ -67,6 +67,7 @@ struct mroce_peer {
 	/* planes (plane 0 is daddr/saddr above); peer locked */
 	struct sockaddr_storage peer_planes[MROCE_MAX_PLANES]; /* its blob */
 	u32 peer_nplanes;		/* 0: not told */
+	u32 told_nplanes;		/* planes our last CONNECT/ACCEPT listed */
 	bool plane_down[MROCE_MAX_PLANES];	/* as the engine was told */
 	struct mroce_peer_plane pl[MROCE_MAX_PLANES];	/* [0] unused */
 	struct hlist_node addr_node;	/* mdev->peer_hash; RCU */

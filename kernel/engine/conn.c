@@ -1020,7 +1020,7 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		conn_reset_seq(c, now);
 		restarted = 1;
 	}
-	if (blob_len && c->state == MRE_CONN_CLOSED) {
+	if (blob_len) {		/* a new incarnation: what the embedder says now */
 		c->blob_len = (u16)MRE_MIN(blob_len, (u32)MRE_MAX_BLOB);
 		mre_memcpy(c->blob, blob, c->blob_len);
 	}
@@ -1033,6 +1033,14 @@ void mre_conn_close(struct mre_conn *c, enum mre_status st)
 {
 	mre_conn_fail(c, st);
 	c->state = MRE_CONN_CLOSED;
+}
+
+bool mre_conn_renew(struct mre_conn *c)
+{
+	if (c->state != MRE_CONN_ESTABLISHED || !mre_conn_idle(c))
+		return false;
+	c->state = MRE_CONN_FAILED;	/* nothing to fail: nothing attached */
+	return true;
 }
 
 bool mre_conn_idle(const struct mre_conn *c)

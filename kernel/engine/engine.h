@@ -92,6 +92,14 @@ void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up);
 /* tear down: fails every attached stream with @st; no packet is sent */
 void mre_conn_close(struct mre_conn *c, enum mre_status st);
 
+/*
+ * Let an idle, established connection be opened again with a new id and
+ * handshake (mre_conn_connect() next), so that the peers exchange new
+ * blobs (the embedder's planes changed). Nothing is failed or counted
+ * here; the peer sees a restart. False (and nothing done) unless idle.
+ */
+bool mre_conn_renew(struct mre_conn *c);
+
 /* true when no stream is attached and nothing is in flight */
 bool mre_conn_idle(const struct mre_conn *c);
 

@@ -1253,6 +1253,64 @@ out:
 	free(e.buf);
 }
 
+/*
+ * Remote access errors on plain MRs: a bad rkey, an access past the MR's
+ * end, and an operation the MR does not allow each end in REM_ACCESS_ERR at
+ * the requester and the responder QP in ERR, with b's memory untouched.
+ */
+static void check_mr_access(struct side *a, struct side *b)
+{
+	struct mwenv e = { .a = a, .b = b };
+	struct ibv_mr *wo, *ro;
+	struct ibv_wc wc;
+	int st;
+
+	e.buf = aligned_alloc(4096, MWBUF);
+	if (!e.buf)
+		die("MR buffer");
+	wo = ibv_reg_mr(b->pd, e.buf, MWBUF, IBV_ACCESS_LOCAL_WRITE |
+			IBV_ACCESS_REMOTE_WRITE);
+	ro = ibv_reg_mr(b->pd, e.buf, MWBUF, IBV_ACCESS_REMOTE_READ);
+	if (!wo || !ro)
+		die("MRs for the access checks");
+
+	pair_open(&e);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, wo->rkey, 0, 64);
+	check(st == IBV_WC_SUCCESS, "MR: RDMA WRITE within a write-only MR");
+	memset(e.buf, GUARD, MWBUF);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, wo->rkey ^ 0x00ffff00, 0, 64);
+	refused(&e, st, "MR: RDMA WRITE with a bad rkey");
+	pair_close(&e);
+
+	pair_open(&e);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, wo->rkey, MWBUF - 8, 16);
+	refused(&e, st, "MR: RDMA WRITE across the MR's end");
+	pair_close(&e);
+
+	pair_open(&e);
+	st = rdma(&e, IBV_WR_RDMA_READ, wo->rkey, 0, 64);
+	refused(&e, st, "MR: RDMA READ of an MR without REMOTE_READ");
+	pair_close(&e);
+
+	pair_open(&e);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, ro->rkey, 0, 64);
+	refused(&e, st, "MR: RDMA WRITE to a read-only MR");
+	pair_close(&e);
+
+	pair_open(&e);
+	ibv_wr_start(e.xa);
+	e.xa->wr_id = 0xa9;
+	e.xa->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_fetch_add(e.xa, wo->rkey, (uintptr_t)e.buf + 64, 1);
+	ibv_wr_set_sge(e.xa, a->mr->lkey, (uintptr_t)a->buf, 8);
+	st = ibv_wr_complete(e.xa) ? -1 : wc_status(a->cq, 0xa9, &wc);
+	refused(&e, st, "MR: ATOMIC on an MR without REMOTE_ATOMIC");
+	pair_close(&e);
+
+	check(!ibv_dereg_mr(wo) && !ibv_dereg_mr(ro), "MR: dereg");
+	free(e.buf);
+}
+
 static void check_uc(struct side *a, struct side *b)
 {
 	struct ibv_qp *qa = qp_ex(a, IBV_QPT_UC, UC_OPS, NULL);
@@ -1556,6 +1614,7 @@ int main(int argc, char **argv)
 	check_rc(&a, &b);
 	check_ud(&a, &b);
 	check_mw(&a, &b);
+	check_mr_access(&a, &b);
 	check_uc(&a, &b);
 	check_mcast(&a, &b);
 	printf("%d passed, %d failed\n", passed, failed);
