@@ -8,8 +8,8 @@
 #
 #   scripts/test.sh [--help]
 #   env: TEST_SKIP="kunit guest ..."  steps to leave out (names as printed)
-#        TEST_EXTRA="pyverbs"         optional steps to add: pyverbs (rdma-core's
-#                                     Python tests on mroce and rxe, python image)
+#        (rdma-core's Python tests on mroce and rxe run in steps rig-python and
+#        pyverbs: TEST_SKIP="rig-python pyverbs" leaves them out)
 #        JOBS                         make -j (default: nproc)
 set -uo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
@@ -23,7 +23,6 @@ declare -A ok=()
 T0=$(date +%s.%N)
 el() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 
-extra() { case " ${TEST_EXTRA:-} " in *" $1 "*) return 0;; esac; return 1; }
 
 step() {  # step NAME [needs=A,B] CMD...
   local name=$1 needs="" t rc n
@@ -62,13 +61,11 @@ step guest-cq needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-cq tests/vm/cq-check.sh
 step guest-fabric needs=module,provider,rig-image \
   env GUEST_T=600 RUN_NAME=ci-fabric tests/vm/fabric.sh --boot
-if extra pyverbs; then
-  step rig-python needs=rig-fetch \
-    env RIG_PYTHON=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
-  step pyverbs needs=module,provider,rig-python \
-    scripts/vm/run-guest.sh -y -P -t 2400 -n ci-pyverbs \
-      -f scripts/vm/stage/usr/share/doc/rdma-core/tests tests/vm/pyverbs.sh
-fi
+step rig-python needs=rig-fetch \
+  env RIG_PYTHON=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
+step pyverbs needs=module,provider,rig-python \
+  scripts/vm/run-guest.sh -y -P -t 2400 -n ci-pyverbs \
+    -f scripts/vm/stage/usr/share/doc/rdma-core/tests tests/vm/pyverbs.sh
 step kunit needs=setup tests/kunit/run.sh
 
 echo "##### total $(el "$T0") s"
