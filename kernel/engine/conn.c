@@ -1175,7 +1175,13 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 			mre_conn_send_ack(c, p, now);
 		}
 	}
-	if (c->tsn_una != c->tsn_next && now - heard(c) > cfg_of(c)->dead_ns) {
+	/*
+	 * Nothing is owed before the oldest TSN has left: a NAK queued by a
+	 * node that never sent anything (its last ACK heard at the handshake)
+	 * goes out below and starts the clock there.
+	 */
+	if (c->tsn_una != c->tsn_next && mre_txd_of(c, c->tsn_una)->xmits &&
+	    now - heard(c) > cfg_of(c)->dead_ns) {
 		mre_conn_fail(c, MRE_ST_RETRY_EXC);
 		return 0;
 	}

@@ -566,6 +566,40 @@ MRE_TEST(conn_unknown_stream)
 	MRE_EXPECT(test, exactly_once(&r, 64 * KB, 8 * KB));
 }
 
+/*
+ * A node that never sent anything answers an unknown stream with a NAK,
+ * long after the handshake: the NAK is owed an answer from when it leaves,
+ * not from the handshake (the dead timer must not fire at once).
+ */
+MRE_TEST(conn_nak_after_idle)
+{
+	struct mre_config cfg;
+	struct mdl_qp *x;
+	struct rig r;
+
+	mre_config_default(&cfg);
+	cfg.dead_ns = 50000000;
+	rig_init(test, &r, &cfg, 5000);
+	pair_run(r.p, 10000000);
+	MRE_ASSERT(test, r.p->c[1].state == MRE_CONN_ESTABLISHED);
+	r.p->now += 4 * cfg.dead_ns;		/* idle: nothing happens */
+
+	x = MRE_ALLOC(test, sizeof(*x));
+	mdl_qp_init(&r.p->n[0], x, 55, 1, 4242, 1024);	/* peer has no 4242 */
+	{
+		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 3000,
+				     .rkey = r.mr->key, .raddr = 0x10000 };
+
+		mdl_post_send(x, &w, r.src, 1);
+	}
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, x->nlog, 1);
+	MRE_EXPECT_EQ(test, x->log[0].status, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, r.p->c[1].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->n[1].conn_deads, 0);
+	MRE_EXPECT_EQ(test, r.p->c[1].tsn_una, r.p->c[1].tsn_next);
+}
+
 /* WRITE then SEND: the receive completes only once the WRITE has landed */
 static bool hook_delay_first(struct pair *p, u32 from,
 			     const struct pair_pkt *pk, u64 n, u64 *extra)
@@ -877,6 +911,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_uc_refuses_read),
 	  MRE_CASE(conn_uc_unknown_stream),
 	  MRE_CASE(conn_unknown_stream),
+	  MRE_CASE(conn_nak_after_idle),
 	  MRE_CASE(conn_order_write_then_send),
 	  MRE_CASE(conn_ack_req_until_measured),
 	  MRE_CASE(conn_path_blackhole),
