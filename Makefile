@@ -53,7 +53,7 @@ provider:
 tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
 	$(O)/tests/mroce-cq-check $(O)/tests/mroce-linebuf.so
 
-$(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c provider/pabi34.h
+$(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c tests/vm/tap.h provider/pabi34.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Iinclude/uapi -o $@ $< -libverbs
 
@@ -61,11 +61,11 @@ $(O)/tests/mroce-xfer: tests/vm/xfer.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 
-$(O)/tests/mroce-wr-check: tests/vm/wr-check.c
+$(O)/tests/mroce-wr-check: tests/vm/wr-check.c tests/vm/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 
-$(O)/tests/mroce-cq-check: tests/vm/cq-check.c
+$(O)/tests/mroce-cq-check: tests/vm/cq-check.c tests/vm/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread -o $@ $< -libverbs
 

@@ -212,6 +212,14 @@ int mroce_net_attach(struct mroce_dev *mdev)
  * it (after a grace period). Its sockets stay open for what it still
  * sends until mroce_net_detach().
  */
+static void net_unlist_locked(struct mroce_dev *mdev)
+{
+	lockdep_assert_held(&mdev->mnet->lock);
+	if (mdev->net_listed)
+		list_del_rcu(&mdev->net_node);
+	mdev->net_listed = false;
+}
+
 void mroce_net_unlist(struct mroce_dev *mdev)
 {
 	struct mroce_net *mnet = mdev->mnet;
@@ -219,9 +227,7 @@ void mroce_net_unlist(struct mroce_dev *mdev)
 	if (!mnet)
 		return;
 	mutex_lock(&mnet->lock);
-	if (mdev->net_listed)
-		list_del_rcu(&mdev->net_node);
-	mdev->net_listed = false;
+	net_unlist_locked(mdev);
 	mutex_unlock(&mnet->lock);
 }
 
@@ -234,9 +240,7 @@ void mroce_net_detach(struct mroce_dev *mdev)
 		return;
 
 	mutex_lock(&mnet->lock);
-	if (mdev->net_listed)
-		list_del_rcu(&mdev->net_node);
-	mdev->net_listed = false;
+	net_unlist_locked(mdev);
 	if (!--mnet->users)
 		mroce_net_close(mnet);
 	mutex_unlock(&mnet->lock);

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define QKEY	0x11111111u
 #define GRH	40
 #define MSG	64
@@ -40,23 +42,6 @@
 #define NRECV	256
 #define BUF	(2 * 4096 + NRECV * SLOT)
 #define TMO_MS	5000
-
-static int passed, failed;
-
-static void check(int cond, const char *what)
-{
-	printf("%s - %s\n", cond ? "ok" : "not ok", what);
-	if (cond)
-		passed++;
-	else
-		failed++;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "setup: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;

@@ -22,18 +22,9 @@
 #include <sys/mman.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #include "../../provider/pabi34.h"
-
-static int passed, failed;
-
-static void check(int cond, const char *what)
-{
-	printf("%s - %s\n", cond ? "ok" : "not ok", what);
-	if (cond)
-		passed++;
-	else
-		failed++;
-}
 
 static struct ibv_device *find_dev(struct ibv_device **list, const char *name)
 {

@@ -32,26 +32,11 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define BUF	65536
 #define QKEY	0x11111111u
 #define TMO_MS	5000
-
-static int passed, failed;
-
-static void check(int cond, const char *what)
-{
-	printf("%s - %s\n", cond ? "ok" : "not ok", what);
-	if (cond)
-		passed++;
-	else
-		failed++;
-}
-
-static void die(const char *what)
-{
-	fprintf(stderr, "setup: %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 struct side {
 	struct ibv_context *ctx;
