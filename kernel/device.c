@@ -312,24 +312,16 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	 */
 }
 
-/**
- * mroce_dev_get_by_netdev - our device on @ndev, with ib_device_try_get()
- * @ndev: any netdev
- *
- * Returns NULL when there is none or it is being unregistered. Release with
- * ib_device_put(). Any context that may take rcu_read_lock().
- */
+/* the device @ndev is plane 1.. of (in *@plane), as mroce_dev_get_by_netdev */
 struct mroce_dev *mroce_dev_get_by_plane(struct net_device *ndev, u32 *plane)
 {
 	struct mroce_dev *mdev, *found = NULL;
-	u32 k;
+	int k;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(mdev, &mroce_devs, node) {
-		for (k = 1; k < MROCE_MAX_PLANES; k++)
-			if (READ_ONCE(mdev->planes[k].ndev) == ndev)
-				break;
-		if (k < MROCE_MAX_PLANES && ib_device_try_get(&mdev->ibdev)) {
+		k = mroce_plane_of(mdev, ndev);
+		if (k > 0 && ib_device_try_get(&mdev->ibdev)) {
 			found = mdev;
 			if (plane)
 				*plane = k;
@@ -340,6 +332,13 @@ struct mroce_dev *mroce_dev_get_by_plane(struct net_device *ndev, u32 *plane)
 	return found;
 }
 
+/**
+ * mroce_dev_get_by_netdev - our device on @ndev, with ib_device_try_get()
+ * @ndev: any netdev
+ *
+ * Returns NULL when there is none or it is being unregistered. Release with
+ * ib_device_put(). Any context that may take rcu_read_lock().
+ */
 struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev)
 {
 	struct mroce_dev *mdev, *found = NULL;

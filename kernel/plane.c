@@ -32,14 +32,16 @@ struct net_device *mroce_plane_ndev(struct mroce_dev *mdev, u32 k)
 	return READ_ONCE(mdev->planes[k].ndev);
 }
 
-bool mroce_plane_has(struct mroce_dev *mdev, const struct net_device *ndev)
+int mroce_plane_of(struct mroce_dev *mdev, const struct net_device *ndev)
 {
 	u32 n = mroce_planes(mdev), k;
 
+	if (ndev == mdev->ndev)
+		return 0;
 	for (k = 1; k < n; k++)
 		if (READ_ONCE(mdev->planes[k].ndev) == ndev)
-			return true;
-	return false;
+			return k;
+	return -1;
 }
 
 static bool addr4(struct net_device *ndev, struct sockaddr_storage *sa)
@@ -193,13 +195,12 @@ static int plane_add(struct mroce_dev *mdev, struct net_device *ndev)
 
 static int plane_del(struct mroce_dev *mdev, struct net_device *ndev)
 {
-	u32 n = mroce_planes(mdev), k;
+	u32 n = mroce_planes(mdev);
+	int k = mroce_plane_of(mdev, ndev);
 
 	ASSERT_RTNL();
-	for (k = 1; k < n && mdev->planes[k].ndev != ndev; k++)
-		;
-	if (k >= n)
-		return ndev == mdev->ndev ? -EBUSY : -ENOENT;
+	if (k < 1)
+		return k == 0 ? -EBUSY : -ENOENT;
 	WRITE_ONCE(mdev->planes[k].ndev, NULL);
 	while (n > 1 && !mdev->planes[n - 1].ndev)
 		n--;

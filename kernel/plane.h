@@ -46,8 +46,8 @@ extern struct device_attribute dev_attr_planes;	/* the sysfs file */
 /* the device's planes: number, and plane @k's netdev (RCU or RTNL; NULL: gone) */
 u32 mroce_planes(struct mroce_dev *mdev);
 struct net_device *mroce_plane_ndev(struct mroce_dev *mdev, u32 k);
-/* is @ndev one of planes 1.. of @mdev (RCU) */
-bool mroce_plane_has(struct mroce_dev *mdev, const struct net_device *ndev);
+/* the plane of @mdev that @ndev is: 0 (the link's netdev), 1.., or -1 (RCU) */
+int mroce_plane_of(struct mroce_dev *mdev, const struct net_device *ndev);
 /* our address of @family on plane @k; false: it has none */
 bool mroce_plane_addr(struct mroce_dev *mdev, u32 k, int family,
 		      struct sockaddr_storage *sa);

@@ -86,7 +86,7 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 
 	/* the device the datagram came in for: by the netdev, any plane's */
 	list_for_each_entry_rcu(mdev, &mnet->devs, net_node) {
-		if (mdev->ndev != dev && !mroce_plane_has(mdev, dev))
+		if (mroce_plane_of(mdev, dev) < 0)
 			continue;
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
 		__skb_pull(skb, sizeof(struct udphdr));

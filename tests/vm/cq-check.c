@@ -54,23 +54,11 @@ static struct ibv_device_attr dattr;
 
 static void open_dev(const char *name)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_ah_attr aha = { .is_global = 1, .port_num = 1 };
-	int i;
 
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i]) {
-		errno = ENODEV;
-		die(name);
-	}
-	ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!ctx || ibv_query_device(ctx, &dattr))
-		die("ibv_open_device");
+	ctx = open_named(name);
+	if (ibv_query_device(ctx, &dattr))
+		die("ibv_query_device");
 	pd = ibv_alloc_pd(ctx);
 	buf = aligned_alloc(4096, BUF);
 	if (!pd || !buf)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <infiniband/verbs.h>
 
 static int passed, failed;
 
@@ -28,6 +29,29 @@ static inline void die(const char *what)
 {
 	fprintf(stderr, "setup: %s: %s\n", what, strerror(errno));
 	exit(2);
+}
+
+/* open the verbs device called @name, or die */
+static inline struct ibv_context *open_named(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+	int i;
+
+	if (!list)
+		die("ibv_get_device_list");
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			break;
+	if (!list[i]) {
+		errno = ENODEV;
+		die(name);
+	}
+	ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!ctx)
+		die("ibv_open_device");
+	return ctx;
 }
 
 #endif

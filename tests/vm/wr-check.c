@@ -51,23 +51,9 @@ struct side {
 
 static void side_open(struct side *s, const char *name, int gidx)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_port_attr port;
-	int i;
 
-	if (!list)
-		die("ibv_get_device_list");
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			break;
-	if (!list[i]) {
-		errno = ENODEV;
-		die(name);
-	}
-	s->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!s->ctx)
-		die("ibv_open_device");
+	s->ctx = open_named(name);
 	s->pd = ibv_alloc_pd(s->ctx);
 	s->cq = ibv_create_cq(s->ctx, 256, NULL, NULL, 0);
 	s->buf = aligned_alloc(4096, BUF);
