@@ -175,43 +175,23 @@ struct mre_conn {
 
 /* --- used between the engine's own files -------------------------------- */
 
+static inline const struct mre_config *mre_cfg(const struct mre_conn *c)
+{
+	return &c->ep->cfg;
+}
+
 static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
 {
 	return &c->txd[tsn & (c->wsize - 1)];
 }
 
-/* a transmission of @tsn on path @p (PSN @psn) arrived / was lost */
-void mre_conn_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
-			  const struct mre_pkt *ack, u64 now);
-/* @fack: FACK found the loss (not a timeout) */
-void mre_conn_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
-		       bool fack);
-/* send an ACK for the peer's path @p now */
-void mre_conn_send_ack(struct mre_conn *c, struct mre_path *p, u64 now);
-/* send a sequenced PROBE on @p */
-void mre_conn_send_probe(struct mre_conn *c, struct mre_path *p, u64 now);
 /* fail every stream and stop */
 void mre_conn_fail(struct mre_conn *c, enum mre_status st);
 /* put @s on the list of streams with something to send */
 void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
-/*
- * NAK message @msn of the peer's stream @dst_stream, which addressed our
- * stream id @stream (whether or not we have it).
- * The NAK gets its TSN at once, so every ACK built from now on covers it
- * (nak_mark) and the requester cannot complete the message before it hears
- * of the failure. False when no TSN is free (the caller refuses the packet).
- */
-bool mre_conn_nak(struct mre_conn *c, u32 stream, u32 dst_stream, u32 msn,
-		  u32 syn);
-/* may completions run, or must they wait for a NAK still on its way? */
-bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
-/* an embedder callback: trace/observe a path change */
-void mre_conn_path_event(struct mre_conn *c, struct mre_path *p);
-
-/* receive a DATA packet's TSN (msg.c): returns MRE_SYN_NONE if accepted */
-int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
-/* the completion gate passed @tsn: run its action (msg.c) */
-void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now);
+/* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
+void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
+			  u64 now);
 /* forget every gate entry and descriptor of stream @id (stream detach) */
 void mre_conn_forget_stream(struct mre_conn *c, u32 id);
 

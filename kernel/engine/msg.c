@@ -25,9 +25,9 @@
  * Messages are still delivered reliably and in order; RNR still refuses
  * the packet (the sender waits for the receive).
  */
-#include "conn.h"
-#include "ep.h"
+#include "msg.h"
 #include "stream.h"
+#include "tsn.h"
 
 static struct mre_gate *gate_of(struct mre_conn *c, u32 tsn)
 {
@@ -50,7 +50,7 @@ static int msg_error(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	struct mre_gate *g = gate_of(c, tsn);
 
 	/* UC: the requester is not told; only our side fails */
-	if (!s->uc && !mre_conn_nak(c, s->id, s->remote_id, d->msn, syn))
+	if (!s->uc && !mre_tsn_nak(c, s->id, s->remote_id, d->msn, syn))
 		return MRE_SYN_BUSY;
 	if (!s->rx_err || seq_lt(d->msn, s->rx_err_msn))
 		s->rx_err_msn = d->msn;
@@ -190,7 +190,7 @@ int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		if (!is_request(d->op) || (c->cnak_stream == d->src_stream &&
 					   c->cnak_msn == d->msn))
 			return MRE_SYN_NONE;
-		if (!mre_conn_nak(c, d->dst_stream, d->src_stream, d->msn,
+		if (!mre_tsn_nak(c, d->dst_stream, d->src_stream, d->msn,
 				  MRE_SYN_NO_STREAM))
 			return MRE_SYN_BUSY;
 		c->cnak_stream = d->src_stream;
@@ -230,7 +230,6 @@ static enum mre_status resp_status(u32 syn)
 	return syn == MRE_SYN_REM_ACCESS ? MRE_ST_LOC_ACCESS : MRE_ST_LOC_LEN;
 }
 
-
 static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 {
 	struct mre_rd_slot *r = &s->rs[rdsn % MRE_RD_SLOTS];
@@ -254,7 +253,7 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 	if (e != MRE_SYN_NONE) {
 		/* the MR changed since the request arrived and was checked */
 		c->ep->ctr.drop_access++;
-		if (!mre_conn_nak(c, s->id, s->remote_id, r->msn,
+		if (!mre_tsn_nak(c, s->id, s->remote_id, r->msn,
 				  MRE_SYN_REM_ACCESS))
 			c->ep->ctr.nak_overflow++;
 		mre_stream_fail(s, MRE_ST_LOC_ACCESS);
@@ -303,28 +302,4 @@ void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now)
 		mre_stream_fail(s, resp_status(g->op));
 		break;
 	}
-}
-
-void mre_conn_forget_stream(struct mre_conn *c, u32 id)
-{
-	u32 t;
-
-	/* unacknowledged TSNs of the stream still have to reach the peer */
-	for (t = c->tsn_una; t != c->tsn_next; t++) {
-		struct mre_txd *d = mre_txd_of(c, t);
-
-		if (d->stream != id || d->state == MRE_TXD_ACKED ||
-		    d->op == MRE_OP_NAK)
-			continue;
-		d->stream = 0;
-		d->op = MRE_OP_NOP;
-		d->len = 0;
-		d->offset = 0;
-		d->msn = 0;
-		d->seq = 0;
-		d->dflags = MRE_DF_FIRST | MRE_DF_LAST;
-	}
-	for (t = 0; t < c->wsize; t++)
-		if (c->gate[t].kind && c->gate[t].stream == id)
-			c->gate[t].kind = MRE_GATE_NONE;
 }

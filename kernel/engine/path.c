@@ -20,12 +20,20 @@
 #include "cc.h"
 #include "conn.h"
 #include "ep.h"
+#include "tsn.h"
 
 static const char *const health_names[] = {
 	[MRE_PATH_GOOD] = "good",
 	[MRE_PATH_SUSPECT] = "suspect",
 	[MRE_PATH_FAILED] = "failed",
 };
+
+/* tell the embedder a path changed (health, port, plane) */
+static void path_event(struct mre_conn *c)
+{
+	if (c->ep->ops->conn_event)
+		c->ep->ops->conn_event(c, MRE_CONN_PATH);
+}
 
 const char *mre_path_health_name(u8 h)
 {
@@ -200,16 +208,17 @@ static void tlp_settled(struct mre_path *p)
 		p->tlp_out = false;
 }
 
-static void tlp_fire(struct mre_path *p, struct mre_conn *c, u64 now)
+/* true: the tail probe is due now (the caller sends it) */
+static bool tlp_fire(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	p->tlp_at = 0;
 	if (!p->inflight || p->health == MRE_PATH_FAILED || p->plane_down)
-		return;
+		return false;
 	c->ep->ctr.tx_tlp++;
 	p->tlp_psn = p->psn_next;
 	p->tlp_sent = (u32)now;
 	p->tlp_out = true;
-	mre_conn_send_probe(c, p, now);
+	return true;
 }
 
 u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
@@ -266,7 +275,7 @@ static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
 		return;
 	p->st_lost++;
 	loss_sample(p, c, true);
-	mre_conn_tsn_lost(c, tsn, p->id, psn, fack);
+	mre_tsn_lost(c, tsn, p->id, psn, fack);
 }
 
 static void advance_una(struct mre_path *p)
@@ -314,7 +323,7 @@ static void recovered(struct mre_path *p, struct mre_conn *c)
 	p->win_end = p->psn_next;
 	p->loss_ewma = 0;
 	c->ep->ctr.path_recovered++;
-	mre_conn_path_event(c, p);
+	path_event(c);
 }
 
 /* average loss over the connection's other usable paths, 1/65536 units */
@@ -367,49 +376,41 @@ static void retime_guesses(struct mre_conn *c)
 	}
 }
 
-/* an ACK says @psn arrived: settle it, and tell its TSN's sender */
+/* what one ACK did to a path, gathered over its phases */
+struct ack_news {
+	u32 acked;		/* PSNs it settled as arrived */
+	u32 lost;		/* PSNs it settled as lost */
+	bool probe_acked;	/* one of them was a probe */
+	bool tlp_seen;		/* one of them was the tail probe */
+};
+
+/* an ACK says @psn arrived: settle it, and tell its TSN's descriptor */
 static void ack_one(struct mre_path *p, struct mre_conn *c, u32 psn,
-		    const struct mre_pkt *pkt, u64 now, bool *probe_acked,
-		    bool *tlp_seen)
+		    const struct mre_pkt *pkt, u64 now, struct ack_news *n)
 {
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
 
-	*tlp_seen |= p->tlp_out && psn == p->tlp_psn;
+	n->tlp_seen |= p->tlp_out && psn == p->tlp_psn;
 	settle(p, c, psn);
 	loss_sample(p, c, false);
+	n->acked++;
 	if (tsn == MRE_PSN_PROBE)
-		*probe_acked = true;
+		n->probe_acked = true;
 	else
-		mre_conn_tsn_arrived(c, tsn, p->id, psn, pkt, now);
+		mre_tsn_arrived(c, tsn, p->id, psn, pkt, now);
 }
 
-void mre_path_ack(struct mre_path *p, struct mre_conn *c,
-		  const struct mre_pkt *pkt, u64 now)
+/* everything below psn_cum arrived; the SACK bits cover the rest */
+static void ack_ranges(struct mre_path *p, struct mre_conn *c,
+		       const struct mre_pkt *pkt, u64 now, struct ack_news *n)
 {
 	const struct mre_pkt_ack *a = &pkt->ack;
-	const struct mre_config *cfg = &c->ep->cfg;
-	u32 psn, acked = 0, lost = 0, ce, end, thr;
-	bool probe_acked = false, tlp_seen = false;
-	u64 sent;
-	u32 i;
+	u32 psn, end, i;
 
-	if (seq_gt(a->psn_cum, p->psn_next)) {
-		c->ep->ctr.drop_ack++;	/* acknowledges PSNs never sent */
-		return;
-	}
-	/* the peer got a packet we sent at ts_echo: what was sent before is due */
-	sent = now - (u32)((u32)now - a->ts_echo);
-	if (sent > c->heard_sent)
-		c->heard_sent = sent;
-	mre_path_silence_k(c);
-	/* everything below psn_cum arrived; the SACK bits cover the rest */
 	end = seq_lt(a->psn_cum, p->psn_una) ? p->psn_una : a->psn_cum;
-	for (psn = p->psn_una; psn != end; psn++) {
-		if (is_settled(p, psn))
-			continue;
-		ack_one(p, c, psn, pkt, now, &probe_acked, &tlp_seen);
-		acked++;
-	}
+	for (psn = p->psn_una; psn != end; psn++)
+		if (!is_settled(p, psn))
+			ack_one(p, c, psn, pkt, now, n);
 	if (seq_gt(a->psn_cum, p->psn_fack))
 		p->psn_fack = a->psn_cum;
 	for (i = 0; i < MRE_SACK_BITS; i++) {
@@ -428,48 +429,64 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 			p->psn_fack = psn + 1;
 		if (seq_lt(psn, p->psn_una) || is_settled(p, psn))
 			continue;
-		ack_one(p, c, psn, pkt, now, &probe_acked, &tlp_seen);
-		acked++;
+		ack_one(p, c, psn, pkt, now, n);
 	}
-	/*
-	 * FACK: unsettled and reorder PSNs below the highest SACKed: lost.
-	 * The threshold stays below three quarters of the path's window: a
-	 * path that cannot have that many packets out would see no loss this
-	 * way, only by its timers (heavy reordering costs resends instead).
-	 */
-	thr = MRE_MIN(c->reorder, MRE_MAX(cfg->reorder_pkts,
-					  (p->cwnd >> MRE_FP) * 3 / 4));
+}
+
+/*
+ * FACK: unsettled and reorder PSNs below the highest SACKed: lost.
+ * The threshold stays below three quarters of the path's window: a
+ * path that cannot have that many packets out would see no loss this
+ * way, only by its timers (heavy reordering costs resends instead).
+ */
+static void ack_fack(struct mre_path *p, struct mre_conn *c,
+		     struct ack_news *n)
+{
+	u32 thr = MRE_MIN(c->reorder, MRE_MAX(c->ep->cfg.reorder_pkts,
+					      (p->cwnd >> MRE_FP) * 3 / 4));
+	u32 psn;
+
 	for (psn = p->psn_una; seq_lt(psn + thr, p->psn_fack); psn++) {
 		if (is_settled(p, psn))
 			continue;
 		settle_lost(p, c, psn, true);
 		c->ep->ctr.loss_fast++;
-		lost++;
+		n->lost++;
 	}
-	/*
-	 * The tail probe got there: what went out an RTT or more before it
-	 * and did not is lost. (Younger PSNs may just have been overtaken:
-	 * a software sender's packets leave from several CPUs.)
-	 */
-	if (tlp_seen) {
-		for (psn = p->psn_una; seq_lt(psn, p->tlp_psn); psn++) {
-			u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
-			const struct mre_txd *t = mre_txd_of(c, tsn);
+}
 
-			if (is_settled(p, psn) || (tsn != MRE_PSN_PROBE &&
-			    t->path == p->id && t->psn == psn &&
-			    p->tlp_sent - t->sent < p->srtt))
-				continue;
-			settle_lost(p, c, psn, false);
-			c->ep->ctr.loss_tlp++;
-			lost++;
-		}
-		p->tlp_out = false;
+/*
+ * The tail probe got there: what went out an RTT or more before it
+ * and did not is lost. (Younger PSNs may just have been overtaken:
+ * a software sender's packets leave from several CPUs.)
+ */
+static void ack_tlp(struct mre_path *p, struct mre_conn *c,
+		    struct ack_news *n)
+{
+	u32 psn;
+
+	for (psn = p->psn_una; seq_lt(psn, p->tlp_psn); psn++) {
+		u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+		const struct mre_txd *t = mre_txd_of(c, tsn);
+
+		if (is_settled(p, psn) || (tsn != MRE_PSN_PROBE &&
+		    t->path == p->id && t->psn == psn &&
+		    p->tlp_sent - t->sent < p->srtt))
+			continue;
+		settle_lost(p, c, psn, false);
+		c->ep->ctr.loss_tlp++;
+		n->lost++;
 	}
-	advance_una(p);
-	tlp_settled(p);
+	p->tlp_out = false;
+}
 
-	ce = a->ce_count - p->ce_echo;
+/* the ACK's measurements: CE marks, RTT, health, window, timers */
+static void ack_measure(struct mre_path *p, struct mre_conn *c,
+			const struct mre_pkt_ack *a, u64 now,
+			const struct ack_news *n)
+{
+	u32 ce = a->ce_count - p->ce_echo;
+
 	p->ce_echo = a->ce_count;
 	if (ce > 1u << 30)
 		ce = 0;		/* went backwards: a reordered older ACK */
@@ -479,31 +496,56 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 	 * settled these PSNs first (mre_path_arrived()); PSNs are never
 	 * resent, so any echo is a clean sample.
 	 */
-	if (acked || (s32)(a->ts_echo - p->ts_echo) > 0) {
+	if (n->acked || (s32)(a->ts_echo - p->ts_echo) > 0) {
 		p->ts_echo = a->ts_echo;
-		rtt_sample(p, cfg, a, now);
-		p->st_acked += acked;
-		if (p->health == MRE_PATH_FAILED ? probe_acked :
+		rtt_sample(p, &c->ep->cfg, a, now);
+		p->st_acked += n->acked;
+		if (p->health == MRE_PATH_FAILED ? n->probe_acked :
 		    p->health == MRE_PATH_SUSPECT)
 			recovered(p, c);
 		p->n_rto = 0;
 	}
 	if (p->health != MRE_PATH_FAILED) {
-		mre_cc_path_ack(p, c, acked, lost, ce);
-		if (lost)
+		mre_cc_path_ack(p, c, n->acked, n->lost, ce);
+		if (n->lost)
 			check_repath(p, c);
 	}
 	if (!p->inflight) {
 		p->rto_at = 0;
 		p->tlp_at = 0;
-	} else if (acked) {
+	} else if (n->acked) {
 		p->rto_base = now;
 		p->rto_at = now + p->rto;
 		if (!p->tlp_out)
 			tlp_arm(p, c, now);
 	}
-	if (acked)
+	if (n->acked)
 		retime_guesses(c);
+}
+
+void mre_path_ack(struct mre_path *p, struct mre_conn *c,
+		  const struct mre_pkt *pkt, u64 now)
+{
+	const struct mre_pkt_ack *a = &pkt->ack;
+	struct ack_news n = { 0 };
+	u64 sent;
+
+	if (seq_gt(a->psn_cum, p->psn_next)) {
+		c->ep->ctr.drop_ack++;	/* acknowledges PSNs never sent */
+		return;
+	}
+	/* the peer got a packet we sent at ts_echo: what was sent before is due */
+	sent = now - (u32)((u32)now - a->ts_echo);
+	if (sent > c->heard_sent)
+		c->heard_sent = sent;
+	mre_path_silence_k(c);
+	ack_ranges(p, c, pkt, now, &n);
+	ack_fack(p, c, &n);
+	if (n.tlp_seen)
+		ack_tlp(p, c, &n);
+	advance_una(p);
+	tlp_settled(p);
+	ack_measure(p, c, a, now, &n);
 	quiet_arm(p, c, now);
 }
 
@@ -547,7 +589,7 @@ void mre_path_repath(struct mre_path *p, struct mre_conn *c)
 	p->since_repath = 0;
 	p->st_repath++;
 	c->ep->ctr.path_repath++;
-	mre_conn_path_event(c, p);
+	path_event(c);
 }
 
 /* settle everything @p has out as lost, counting each in *@ctr */
@@ -582,7 +624,7 @@ void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
 	if (!p->plane_down)
 		mre_path_repath(p, c);
 	else
-		mre_conn_path_event(c, p);
+		path_event(c);
 }
 
 /*
@@ -679,7 +721,7 @@ static void path_silent(struct mre_path *p, struct mre_conn *c, u64 now)
 	p->health = MRE_PATH_FAILED;
 	p->probe_ivl = quiet_span(p) / 2;	/* doubled before it is used */
 	p->probe_at = p->plane_down ? 0 : now;
-	mre_conn_path_event(c, p);
+	path_event(c);
 }
 
 static void quiet_check(struct mre_path *p, struct mre_conn *c, u64 now)
@@ -694,9 +736,10 @@ static void quiet_check(struct mre_path *p, struct mre_conn *c, u64 now)
 	path_silent(p, c, now);
 }
 
-void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
+bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
+	bool probe = false;
 
 	if (p->rto_at && now >= p->rto_at) {
 		if (p->health == MRE_PATH_FAILED)	/* an unanswered probe */
@@ -706,15 +749,16 @@ void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 	}
 	quiet_check(p, c, now);
 	if (p->tlp_at && now >= p->tlp_at)
-		tlp_fire(p, c, now);
+		probe = tlp_fire(p, c, now);
 	if (p->probe_at && now >= p->probe_at &&
 	    p->health == MRE_PATH_FAILED && !p->plane_down) {
 		settle_all_lost(p, c, &c->ep->ctr.loss_rto);
 		mre_path_repath(p, c);
-		mre_conn_send_probe(c, p, now);
+		probe = true;
 		p->probe_ivl = MRE_MIN(p->probe_ivl * 2, cfg->probe_max_ns);
 		p->probe_at = now + p->probe_ivl;
 	}
+	return probe;
 }
 
 u64 mre_path_deadline(const struct mre_path *p)

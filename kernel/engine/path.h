@@ -121,9 +121,12 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now);
 /* process the path part of an ACK for @p */
 void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		  const struct mre_pkt *pkt, u64 now);
-/* RTO / probe timers */
-void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
-/* give @p a new source port (keeps its sequence) */
+/*
+ * Serve @p's due timers (RTO, silence, tail probe, probe of a FAILED
+ * path). True when a PROBE must go out on @p now: the caller sends it
+ * (mre_send_probe()), a path sends nothing itself.
+ */
+bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
 /*
  * The receiver accepted the TSN whose latest transmission is @psn of @p
  * (an ACK on any path says so): @psn arrived. Settles it without waiting
@@ -131,6 +134,7 @@ void mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
  */
 void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		      u64 now);
+/* give @p a new source port (keeps its sequence) */
 void mre_path_repath(struct mre_path *p, struct mre_conn *c);
 /* declare @p failed: settle everything it has out as lost, start probing */
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now);

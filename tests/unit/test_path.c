@@ -5,6 +5,7 @@
  */
 #include "cc.h"
 #include "model.h"
+#include "send.h"
 #include "mre_test.h"
 
 struct one {
@@ -144,7 +145,7 @@ MRE_TEST(path_timeouts_fail_and_probe)
 	o->now = o->p->rto_at;
 	o->c.last_ack = o->now - 1;	/* other paths are being answered */
 	o->c.heard_sent = o->now - 1;	/* ... for packets sent after ours */
-	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT(test, !mre_path_timers(o->p, &o->c, o->now));
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_SUSPECT);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 4);
 	MRE_EXPECT_NE(test, o->p->src_port, port);	/* moved off the route */
@@ -154,14 +155,15 @@ MRE_TEST(path_timeouts_fail_and_probe)
 	o->now = o->p->rto_at;
 	o->c.last_ack = o->now - 1;
 	o->c.heard_sent = o->now - 1;
-	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT(test, !mre_path_timers(o->p, &o->c, o->now));
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_FAILED);
 	MRE_EXPECT_EQ(test, mre_path_room(o->p), 0);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_failed, 1);
 	/* a probe goes out when due, and its ACK heals the path */
 	MRE_EXPECT_EQ(test, o->p->probe_at, o->now + o->n.ep.cfg.probe_min_ns);
 	o->now = o->p->probe_at;
-	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT(test, mre_path_timers(o->p, &o->c, o->now));
+	mre_send_probe(&o->c, o->p, o->now);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.tx_probe, 1);
 	MRE_EXPECT_EQ(test, o->p->probe_at, o->now + 2 * o->n.ep.cfg.probe_min_ns);
 	a = ack_of(o, o->p->psn_next, 0, 0);
@@ -181,7 +183,7 @@ MRE_TEST(path_stall_is_not_path_failure)
 	send_n(o, 4);
 	rto = o->p->rto;
 	o->now = o->p->rto_at;		/* and no ACK at all came meanwhile */
-	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT(test, !mre_path_timers(o->p, &o->c, o->now));
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
 	MRE_EXPECT_EQ(test, o->p->src_port, port);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 1);		/* the oldest, resent */
@@ -208,7 +210,7 @@ MRE_TEST(path_rto_needs_newer_echo)
 	o->now = o->p->rto_at;
 	o->c.last_ack = o->now - 1;
 	o->c.heard_sent = t0 - 1;	/* echoes of older packets only */
-	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT(test, !mre_path_timers(o->p, &o->c, o->now));
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 1);
 	MRE_EXPECT_EQ(test, o->p->src_port, port);
@@ -218,7 +220,7 @@ MRE_TEST(path_rto_needs_newer_echo)
 	o->now = o->p->rto_at;
 	o->c.last_ack = o->now - 1;
 	o->c.heard_sent = o->now - 1;
-	mre_path_timers(o->p, &o->c, o->now);
+	MRE_EXPECT(test, !mre_path_timers(o->p, &o->c, o->now));
 	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_SUSPECT);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 4);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 1);
@@ -582,10 +584,11 @@ MRE_TEST(path_silent_while_siblings_heard)
 	mre_conn_rx(&o->c, o->now, &a, false);
 	port = p->src_port;
 	o->now = due - 1;
-	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT(test, !mre_path_timers(p, &o->c, o->now));
 	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
 	o->now = due;
-	mre_path_timers(p, &o->c, o->now);
+	MRE_EXPECT(test, mre_path_timers(p, &o->c, o->now));
+	mre_send_probe(&o->c, p, o->now);
 	MRE_EXPECT_EQ(test, p->health, MRE_PATH_FAILED);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.path_silent, 1);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_silent, 3);
@@ -623,7 +626,8 @@ MRE_TEST(path_silence_needs_evidence)
 	/* an ACK of something older than the quiet packets is no evidence */
 	a = ack_for(o, 1, q->psn_una, 0, t0 - 1000);
 	mre_conn_rx(&o->c, o->now, &a, false);
-	mre_path_timers(p, &o->c, o->now);
+	if (mre_path_timers(p, &o->c, o->now))	/* the tail probe, maybe */
+		mre_send_probe(&o->c, p, o->now);
 	MRE_EXPECT_EQ(test, p->health, MRE_PATH_GOOD);
 	MRE_EXPECT(test, p->quiet_wait);
 	MRE_EXPECT_EQ(test, mre_path_deadline(p), p->rto_at);

@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * ACKs, DATA and PROBEs of an established connection (see recv.h).
+ */
+#include "recv.h"
+#include "cc.h"
+#include "engine.h"
+#include "msg.h"
+#include "path.h"
+#include "send.h"
+#include "stream.h"
+
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s)
+{
+	if (!c->peer_marked || seq_ge(c->rxw.base, c->peer_mark))
+		return true;
+	if (mre_list_empty(&s->mnode))
+		mre_list_add_tail(&s->mnode, &c->markwait);
+	return false;
+}
+
+/* the receive window moved: streams waiting for a NAK may now complete */
+static void markwait_run(struct mre_conn *c)
+{
+	while (!mre_list_empty(&c->markwait) &&
+	       seq_ge(c->rxw.base, c->peer_mark)) {
+		struct mre_stream *s = MRE_CONTAINER_OF(c->markwait.next,
+							struct mre_stream, mnode);
+
+		mre_list_del(&s->mnode);
+		mre_stream_complete(s);
+	}
+}
+
+/*
+ * FACK declared a packet lost and it was resent, but the receiver has
+ * accepted its TSN before the resend could have got there (it has not
+ * left yet, or left less than its path's smallest RTT ago): the first
+ * transmission arrived, late, behind later PSNs of its own path. That is
+ * reordering within a path (a repath onto a route of another length, a
+ * fabric that sprays per packet): FACK waits for one more later PSN from
+ * now on. The duplicates the receiver reports are not such evidence: on a
+ * lossy fabric nearly all of them are resends after timeouts whose ACKs
+ * were lost, and a threshold raised by each of them ends at 32.
+ */
+static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
+			  u64 now)
+{
+	const struct mre_path *q = &c->paths[t->path];
+
+	if (!t->fack || (t->state != MRE_TXD_QUEUED &&
+			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
+			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))
+		return;
+	c->ep->ctr.loss_late++;
+	c->reorder_calm = 0;
+	if (c->reorder < MRE_REORDER_MAX)
+		c->reorder++;
+}
+
+static void tsn_accept(struct mre_conn *c, u32 tsn, u64 now)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	spurious_fack(c, t, now);
+	if (t->state == MRE_TXD_OUT && t->path < c->npaths &&
+	    mre_cfg(c)->tsn_settle)
+		mre_path_arrived(&c->paths[t->path], c, t->psn, now);
+	if (t->state == MRE_TXD_WAIT)
+		c->n_wait--;
+	t->state = MRE_TXD_ACKED;
+}
+
+/*
+ * A raised reorder threshold returns to reorder_pkts by one for every
+ * connection window of TSNs accepted with no reordering seen: reordering
+ * within a path is transient (a repath), and a threshold that only grew
+ * would end at 32, where FACK no longer sees any loss on a path with a
+ * few packets in flight and every loss waits for a timeout.
+ */
+static void reorder_calm(struct mre_conn *c, u32 n)
+{
+	c->reorder_calm += n;
+	if (c->reorder_calm < c->cwnd >> MRE_FP)
+		return;
+	c->reorder_calm = 0;
+	if (c->reorder > mre_cfg(c)->reorder_pkts)
+		c->reorder--;
+}
+
+/* the TSN part of an ACK: what the receiver accepted */
+static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
+{
+	u32 t, i, n = 0;
+
+	for (t = c->tsn_una; seq_lt(t, a->tsn_cum); t++)
+		tsn_accept(c, t, now);
+	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
+		t = a->tsn_cum + 1 + i;
+		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
+			continue;
+		if (seq_ge(t, c->tsn_next))
+			break;
+		tsn_accept(c, t, now);
+	}
+	while (c->tsn_una != c->tsn_next) {
+		struct mre_txd *d = mre_txd_of(c, c->tsn_una);
+
+		if (d->state != MRE_TXD_ACKED)
+			break;
+		d->state = MRE_TXD_FREE;
+		c->tsn_una++;
+		n++;
+		if (d->dflags & MRE_DF_LAST && d->stream &&
+		    (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE ||
+		     d->op == MRE_OP_READ_REQ || d->op == MRE_OP_ATOMIC_REQ)) {
+			struct mre_stream *s = c->ep->ops->stream(c, d->stream);
+
+			if (s && s->conn == c)
+				mre_stream_msg_acked(s, d->msn);
+		}
+	}
+	if (n) {
+		c->una_since = now;
+		reorder_calm(c, n);	/* against the window before it grows */
+		mre_cc_conn_acked(c, n);
+	}
+}
+
+static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	const struct mre_pkt_ack *a = &pkt->ack;
+	u32 dups;
+
+	if (a->ack_path >= c->npaths || seq_gt(a->tsn_cum, c->tsn_next)) {
+		c->ep->ctr.drop_ack++;
+		return;
+	}
+	c->ep->ctr.rx_ack++;
+	c->last_ack = now;
+	c->ack_seq++;
+	/* the peer has NAKed: nothing it acknowledges completes before the NAK */
+	if (a->aflags & MRE_AF_MARK &&
+	    (!c->peer_marked || seq_gt(a->nak_mark, c->peer_mark))) {
+		c->peer_mark = a->nak_mark;
+		c->peer_marked = true;
+	}
+	/*
+	 * The receiver saw a PSN of that path arrive behind pkt->psn later
+	 * ones: FACK must wait for one more than that before it calls a PSN
+	 * lost (before this ACK's own SACK bits are judged).
+	 */
+	if (pkt->psn >= c->reorder && pkt->psn < MRE_PATH_RING) {
+		c->reorder = pkt->psn + 1 < MRE_REORDER_MAX ?
+			     pkt->psn + 1 : MRE_REORDER_MAX;
+		c->reorder_calm = 0;
+		c->ep->ctr.reorder_up++;
+	}
+	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
+	ack_tsns(c, a, now);
+	/*
+	 * Duplicates at the receiver: we resent something that had arrived
+	 * (counted; FACK's patience follows only spurious_fack()).
+	 * ACKs travel on different paths and overtake each other; an older
+	 * count (it went backwards) must not become the reference, or the
+	 * next newer ACK counts the same duplicates again.
+	 */
+	dups = a->dup_count - c->peer_dups;
+	if (dups && dups < 1u << 20) {
+		c->peer_dups = a->dup_count;
+		c->ep->ctr.spurious_retx += dups;
+	}
+	mre_cc_rate(c, a->rate_hint);
+}
+
+/* why an ACK goes out at once (counted: the ACK rate is a cost) */
+enum ack_why { ACK_DELAY, ACK_ASKED, ACK_OOO, ACK_OTHER };
+
+static void ack_policy(struct mre_conn *c, struct mre_path *p,
+		       enum ack_why why, u64 now)
+{
+	struct mre_counters *k = &c->ep->ctr;
+
+	if (why == ACK_DELAY && p->rx_unacked < mre_cfg(c)->ack_freq) {
+		if (!p->ack_at)
+			p->ack_at = now + mre_cfg(c)->ack_delay_ns;
+		return;
+	}
+	k->ack_asked += why == ACK_ASKED;
+	k->ack_ooo += why == ACK_OOO;
+	k->ack_other += why == ACK_OTHER;
+	k->ack_count += why == ACK_DELAY;
+	mre_send_ack(c, p, now);
+}
+
+static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
+		    u64 now)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	struct mre_path *p;
+	enum ack_why why;
+	bool gap;
+	u32 adv, t;
+	int syn;
+
+	if (pkt->path >= c->npaths) {
+		c->ep->ctr.drop_field++;
+		return;
+	}
+	p = &c->paths[pkt->path];
+	if (mre_path_rx(p, pkt->psn, d->path_una, pkt->ts, ce, now, &gap) ==
+	    MRE_WIN_AHEAD) {
+		c->ep->ctr.drop_path_window++;
+		return;
+	}
+	c->ep->ctr.rx_data++;
+	c->ep->ctr.rx_ce += ce;
+	mre_cc_rx_activity(c, now);
+	why = ce ? ACK_OTHER : gap && mre_cfg(c)->ack_ooo_now ? ACK_OOO :
+	      pkt->flags & MRE_F_ACK_REQ ? ACK_ASKED : ACK_DELAY;
+	if (mre_win_test(&c->rxw, d->tsn)) {
+		c->ep->ctr.rx_dup_tsn++;
+		c->rx_dups++;
+		why = ACK_OTHER;
+	} else if (d->tsn - c->rxw.base >= c->wsize) {
+		c->ep->ctr.drop_window++;
+		why = ACK_OTHER;
+	} else {
+		syn = mre_msg_rx(c, pkt, now);
+		if (syn != MRE_SYN_NONE) {
+			c->nak = (u8)syn;
+			why = ACK_OTHER;
+		} else {
+			u32 base = c->rxw.base;
+
+			mre_win_mark(&c->rxw, d->tsn, &adv);
+			if (adv)
+				c->nak = MRE_SYN_NONE;
+			for (t = 0; t < adv; t++)
+				mre_msg_gate(c, base + t, now);
+			if (adv)
+				markwait_run(c);
+		}
+	}
+	ack_policy(c, p, why, now);
+}
+
+/*
+ * A PROBE means the sender has heard nothing on that path: the route its
+ * data takes may be dead, or the route our ACKs for it take. The sender
+ * moves its own side before probing; we move ours (the path our ACKs for
+ * it leave on, which keeps its sequence) before answering, or a black
+ * hole on that reverse route alone would keep the path failed however
+ * often the sender changed its port.
+ */
+static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	bool gap;
+
+	if (pkt->path >= c->npaths) {
+		c->ep->ctr.drop_field++;
+		return;
+	}
+	c->ep->ctr.rx_probe++;
+	if (mre_path_rx(&c->paths[pkt->path], pkt->psn, pkt->probe.path_una,
+			pkt->ts, false, now, &gap) == MRE_WIN_AHEAD) {
+		c->ep->ctr.drop_path_window++;
+		return;
+	}
+	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c);
+	mre_send_ack(c, &c->paths[pkt->path], now);
+}
+
+void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
+		 bool ce)
+{
+	switch (pkt->type) {
+	case MRE_T_ACCEPT:
+		c->ep->ctr.rx_ctrl++;
+		if (c->state == MRE_CONN_CONNECTING)
+			mre_conn_established(c, pkt, now);
+		return;
+	case MRE_T_RESET:
+		c->ep->ctr.reset_rx++;
+		if (pkt->reset.cid == c->remote_cid &&
+		    c->state == MRE_CONN_ESTABLISHED)
+			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		return;
+	}
+	if (c->state != MRE_CONN_ESTABLISHED) {
+		c->ep->ctr.drop_state++;
+		return;
+	}
+	switch (pkt->type) {
+	case MRE_T_DATA:
+		rx_data(c, pkt, ce, now);
+		break;
+	case MRE_T_ACK:
+		rx_ack(c, pkt, now);
+		break;
+	case MRE_T_PROBE:
+		rx_probe(c, pkt, now);
+		break;
+	default:
+		c->ep->ctr.drop_type++;
+	}
+}

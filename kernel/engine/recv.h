@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Receiving on a connection: the packets the demux (demux.c) found for it.
+ *
+ * An ACK is handled in one direction: first the path it names settles its
+ * PSNs (path.c), telling each TSN's descriptor whether it arrived or was
+ * lost (tsn.c); then the connection accepts the TSNs the ACK covers, in
+ * order, completing messages (stream.c) and settling, on whatever path
+ * they went, the PSNs of accepted TSNs whose own ACK has not come yet.
+ *
+ * A DATA packet passes its path's window (path.c), then the connection's
+ * TSN window: a new TSN is placed (msg.c); when it moves the cumulative
+ * point, the completion gate runs for every TSN it passed. The ACK policy
+ * decides when to answer.
+ */
+#ifndef MRE_RECV_H
+#define MRE_RECV_H
+
+#include "conn.h"
+
+/*
+ * May completions of @s run, or must they wait for a NAK of the peer that
+ * is still on its way? (In the latter case @s waits on c->markwait.)
+ */
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
+
+#endif /* MRE_RECV_H */

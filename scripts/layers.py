@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Size and shape of the kernel glue and the engine.
+
+   scripts/layers.py [--check] [--objs DIR] [--help]
+
+Prints, for kernel/*.c and kernel/engine/*.c: lines per file, the longest
+functions, and the call graph between the glue files (from the symbols
+each built object defines and uses, `nm`), with every call cycle. With
+--check it exits 1 when a limit of Documentation/mroce.rst ("Size and
+shape") is broken: a glue file over 600 lines, an engine file over 1000,
+a function over 100 lines, or a call cycle between glue files. The call
+graph needs the module built (`make module`); without the objects only
+the sizes are checked. Ends with "N passed, N failed" (one check per
+limit).
+"""
+import os
+import re
+import subprocess
+import sys
+from collections import defaultdict
+
+GLUE_MAX = 600
+ENGINE_MAX = 1000
+FUNC_MAX = 100
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def sources(d):
+    return sorted(os.path.join(d, f) for f in os.listdir(d)
+                  if f.endswith(".c") or f.endswith(".h"))
+
+
+def lines_of(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().split("\n")[:-1]
+
+
+FN_START = re.compile(r"^[A-Za-z_].*\)\s*$")
+
+
+def functions(path):
+    """(name, first line, length) of each function: kernel style, braces at column 0."""
+    out = []
+    src = lines_of(path)
+    i = 0
+    while i < len(src):
+        if src[i] == "{" and i > 0:
+            j = i - 1
+            while j > 0 and not FN_START.match(src[j]) and src[j].startswith((" ", "\t")):
+                j -= 1
+            m = re.search(r"(\w+)\s*\(", src[j])
+            k = i + 1
+            while k < len(src) and src[k] != "}":
+                k += 1
+            if m and "=" not in src[j].split("(")[0]:
+                out.append((m.group(1), j + 1, k - j + 1))
+            i = k
+        i += 1
+    return out
+
+
+def nm_symbols(obj):
+    res = subprocess.run(["nm", obj], capture_output=True, text=True, check=True)
+    defined, used = set(), set()
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            used.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBR":
+            defined.add(parts[2])
+    return defined, used
+
+
+def sccs(graph):
+    """Tarjan: the strongly connected components with more than one node."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main(argv):
+    if "-h" in argv or "--help" in argv:
+        print(__doc__.strip())
+        return 0
+    check = "--check" in argv
+    objdir = ROOT
+    if "--objs" in argv:
+        objdir = argv[argv.index("--objs") + 1]
+    passed = failed = 0
+
+    def verdict(ok, what):
+        nonlocal passed, failed
+        print(("ok   " if ok else "FAIL ") + what)
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+
+    glue = sources(os.path.join(ROOT, "kernel"))
+    engine = sources(os.path.join(ROOT, "kernel", "engine"))
+    print("lines per file (glue limit %d, engine %d):" % (GLUE_MAX, ENGINE_MAX))
+    big = []
+    for group, files, lim in (("glue", glue, GLUE_MAX), ("engine", engine, ENGINE_MAX)):
+        for f in sorted(files, key=lambda p: -len(lines_of(p))):
+            n = len(lines_of(f))
+            print("  %5d  %s" % (n, os.path.relpath(f, ROOT)))
+            if n > lim:
+                big.append("%s (%d)" % (os.path.relpath(f, ROOT), n))
+    verdict(not big, "file sizes" + (": " + ", ".join(big) if big else ""))
+
+    fns = []
+    for f in glue + engine:
+        if f.endswith(".c"):
+            fns += [(n, os.path.relpath(f, ROOT), name, line)
+                    for name, line, n in functions(f)]
+    fns.sort(reverse=True)
+    print("longest functions (limit %d):" % FUNC_MAX)
+    for n, f, name, line in fns[:12]:
+        print("  %4d  %s:%d %s" % (n, f, line, name))
+    long_fns = ["%s:%s (%d)" % (f, name, n) for n, f, name, line in fns if n > FUNC_MAX]
+    verdict(not long_fns, "function sizes" + (": " + ", ".join(long_fns) if long_fns else ""))
+
+    objs = {}
+    for f in glue:
+        if f.endswith(".c"):
+            o = os.path.join(objdir, os.path.relpath(f, ROOT))[:-2] + ".o"
+            if os.path.exists(o):
+                objs[os.path.basename(f)[:-2]] = o
+    if len(objs) != len([f for f in glue if f.endswith(".c")]):
+        print("call graph: module not built (make module), not checked")
+    else:
+        owner, uses = {}, {}
+        for name, o in objs.items():
+            d, u = nm_symbols(o)
+            for s in d:
+                owner[s] = name
+            uses[name] = u
+        graph = defaultdict(set)
+        for name in objs:
+            graph[name]
+            for s in uses[name]:
+                if s in owner and owner[s] != name:
+                    graph[name].add(owner[s])
+        print("glue call graph (file: files it calls):")
+        for name in sorted(graph):
+            print("  %-10s %s" % (name, " ".join(sorted(graph[name]))))
+        cyc = sccs(graph)
+        for c in cyc:
+            print("  cycle: " + " ".join(c))
+        verdict(not cyc, "no call cycle between glue files")
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if check and failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
