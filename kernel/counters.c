@@ -6,14 +6,25 @@
  */
 #include "counters.h"
 #include "engine.h"
+#include "socket.h"
 #include "mroce.h"
 
 static const struct rdma_stat_desc mroce_counter_descs[] = {
-	[MROCE_CNT_RX_PACKETS].name	= "rx_packets",
-	[MROCE_CNT_RX_DROPS].name	= "rx_drops",
-	[MROCE_CNT_TX_PACKETS].name	= "tx_packets",
-	[MROCE_CNT_TX_DROPS].name	= "tx_drops",
-	[MROCE_CNT_LINK_DOWNED].name	= "link_downed",
+	[MROCE_CNT_RX_PACKETS].name		= "rx_packets",
+	[MROCE_CNT_RX_DROP_NOMEM].name		= "rx_drop_nomem",
+	[MROCE_CNT_RX_DROP_CONNECT_Q].name	= "rx_drop_connect_q",
+	[MROCE_CNT_UD_DROP_DST].name		= "ud_drop_dst",
+	[MROCE_CNT_UD_DROP_NO_QP].name		= "ud_drop_no_qp",
+	[MROCE_CNT_UD_DROP_QKEY].name		= "ud_drop_qkey",
+	[MROCE_CNT_UD_DROP_STATE].name		= "ud_drop_state",
+	[MROCE_CNT_UD_DROP_NO_RECV].name	= "ud_drop_no_recv",
+	[MROCE_CNT_TX_PACKETS].name		= "tx_packets",
+	[MROCE_CNT_TX_DROP_NOMEM].name		= "tx_drop_nomem",
+	[MROCE_CNT_TX_DROP_NO_ROUTE].name	= "tx_drop_no_route",
+	[MROCE_CNT_TX_DROP_XMIT].name		= "tx_drop_xmit",
+	[MROCE_CNT_CQ_OVERFLOW].name		= "cq_overflow",
+	[MROCE_CNT_LINK_DOWNED].name		= "link_downed",
+	[MROCE_CNT_NET_NO_DEVICE].name		= "net_no_device",
 };
 
 /*
@@ -54,6 +65,8 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&mdev->counters[i]);
+	/* kept by the namespace's socket, which the device shares */
+	stats->value[MROCE_CNT_NET_NO_DEVICE] = mroce_net_no_device(mdev);
 	/* the engine's are plain u64s, updated under per-peer locks */
 	for (i = 0; i < MRE_NCOUNTERS; i++)
 		stats->value[MROCE_NUM_COUNTERS + i] = READ_ONCE(eng[i]);

@@ -13,11 +13,21 @@ struct ib_device;
 struct rdma_hw_stats;
 
 enum mroce_counter {
-	MROCE_CNT_RX_PACKETS,	/* MetaRoCE packets received for this device */
-	MROCE_CNT_RX_DROPS,	/* ... and dropped (no datapath consumed them) */
+	MROCE_CNT_RX_PACKETS,	/* MetaRoCE datagrams received for this device */
+	MROCE_CNT_RX_DROP_NOMEM,	/* ... dropped: no memory to make them linear */
+	MROCE_CNT_RX_DROP_CONNECT_Q,	/* ... CONNECTs from new nodes: queue full */
+	MROCE_CNT_UD_DROP_DST,	/* UD: the multicast QPN and a unicast address, or the reverse */
+	MROCE_CNT_UD_DROP_NO_QP,	/* UD: no such QP, or no QP in the group */
+	MROCE_CNT_UD_DROP_QKEY,	/* UD: not a UD QP, or the Q_Key differs */
+	MROCE_CNT_UD_DROP_STATE,	/* UD: the QP is not in RTR or RTS */
+	MROCE_CNT_UD_DROP_NO_RECV,	/* UD: no receive posted */
 	MROCE_CNT_TX_PACKETS,	/* packets handed to the network */
-	MROCE_CNT_TX_DROPS,	/* packets the datapath could not send */
+	MROCE_CNT_TX_DROP_NOMEM,	/* not sent: no memory for the packet */
+	MROCE_CNT_TX_DROP_NO_ROUTE,	/* not sent: no route, no socket of the family */
+	MROCE_CNT_TX_DROP_XMIT,	/* not sent: the datapath's xmit failed */
+	MROCE_CNT_CQ_OVERFLOW,	/* completions lost: their CQ was full */
 	MROCE_CNT_LINK_DOWNED,	/* port went from ACTIVE to DOWN */
+	MROCE_CNT_NET_NO_DEVICE,	/* namespace-wide: datagrams for no device */
 	MROCE_NUM_COUNTERS
 };
 

@@ -136,22 +136,45 @@ err_free:
 	return err;
 }
 
-bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
+enum ib_wc_status mroce_wc_status(enum mre_status st)
+{
+	static const u8 map[MRE_ST_MAX] = {
+		[MRE_ST_OK] = IB_WC_SUCCESS,
+		[MRE_ST_REM_ACCESS] = IB_WC_REM_ACCESS_ERR,
+		[MRE_ST_REM_INV_REQ] = IB_WC_REM_INV_REQ_ERR,
+		[MRE_ST_REM_OP] = IB_WC_REM_OP_ERR,
+		[MRE_ST_RETRY_EXC] = IB_WC_RETRY_EXC_ERR,
+		[MRE_ST_RNR_RETRY_EXC] = IB_WC_RNR_RETRY_EXC_ERR,
+		[MRE_ST_LOC_LEN] = IB_WC_LOC_LEN_ERR,
+		[MRE_ST_LOC_ACCESS] = IB_WC_LOC_ACCESS_ERR,
+		[MRE_ST_FLUSH] = IB_WC_WR_FLUSH_ERR,
+		[MRE_ST_LOC_PROT] = IB_WC_LOC_PROT_ERR,
+	};
+
+	return st < MRE_ST_MAX ? map[st] : IB_WC_GENERAL_ERR;
+}
+
+bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *in,
 		   struct ib_qp *qp, bool solicited, struct mroce_batch *b)
 {
+	struct mroce_cqe cqe = *in;
 	struct ib_event ev;
 	unsigned long flags;
 	struct mroce_cqe *e;
 	bool notify = false;
 
+	cqe.qp_num = qp->qp_num;
+	cqe.port_num = 1;
 	spin_lock_irqsave(&cq->lock, flags);
 	if (!mre_ring_space(&cq->q.r)) {
 		bool first = !cq->overflow;
 
 		cq->overflow = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
+		mroce_counter_inc(to_mroce_dev(cq->ibcq.device),
+				  MROCE_CNT_CQ_OVERFLOW);
 		mroce_dbg_cq(cq, "overflow: completion of qp %u lost\n",
-			     cqe->qp_num);
+			     cqe.qp_num);
 		if (first && cq->ibcq.event_handler) {
 			ev.device = cq->ibcq.device;
 			ev.element.cq = &cq->ibcq;
@@ -161,12 +184,12 @@ bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		return false;
 	}
 	e = mre_ring_next(&cq->q.r);
-	memcpy(e, cqe, sizeof(*e));
+	memcpy(e, &cqe, sizeof(*e));
 	if (!cq->q.mmap)
 		memcpy(e->reserved, &qp, sizeof(qp));
 	mre_ring_publish(&cq->q.r, 1);
 	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED && (solicited || cqe->status))) {
+	    (cq->notify == IB_CQ_SOLICITED && (solicited || cqe.status))) {
 		cq->notify = 0;
 		notify = true;
 	}

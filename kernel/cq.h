@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/mroce-abi.h>
 
+#include "engine.h"
 #include "queue.h"
 
 struct mroce_batch;
@@ -42,10 +43,15 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
+/* the completion status of an engine status */
+enum ib_wc_status mroce_wc_status(enum mre_status st);
+
 /*
- * Add @cqe (for a kernel CQ, @qp is what ib_wc.qp will point to). A
- * notification due is queued on @b. Returns false when the CQ overflowed
- * and the entry was lost (the CQ's consumer got IB_EVENT_CQ_ERR).
+ * Add @cqe, a completion of @qp (its qp_num and port are filled in here;
+ * for a kernel CQ, @qp is what ib_wc.qp will point to). A notification
+ * due is queued on @b. Returns false when the CQ overflowed and the entry
+ * was lost: counted (cq_overflow), and the CQ's consumer got
+ * IB_EVENT_CQ_ERR (once).
  */
 bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		   struct ib_qp *qp, bool solicited, struct mroce_batch *b);

@@ -10,12 +10,7 @@
  * calls exactly once, under the device's unregistration lock, and which
  * undoes everything mroce_newlink() set up.
  *
- * mroce_devs is read under RCU (netdev events, lookups) and written under
- * mroce_devs_lock. Lock order: RTNL, then mroce_devs_lock. A device goes on
- * the list under RTNL after a check that its netdev is still registered in
- * the namespace it was created in: netdev events also run under RTNL, so a
- * NETDEV_UNREGISTER either sees the device on the list or happened before
- * the check, which then refuses the device.
+ * Our list of devices and the lookups on it are in devlist.c.
  */
 #include <linux/etherdevice.h>
 #include <linux/module.h>
@@ -31,19 +26,20 @@
 #include "device.h"
 #include "counters.h"
 #include "debugfs.h"
+#include "devlist.h"
+#include "embed.h"
 #include "mr.h"
 #include "netdev.h"
 #include "offload.h"
 #include "peer.h"
+#include "post.h"
 #include "qp.h"
 #include "queue.h"
+#include "rx.h"
 #include "socket.h"
 #include "srq.h"
 #include "verbs.h"
 #include "mroce.h"
-
-static LIST_HEAD(mroce_devs);
-static DEFINE_MUTEX(mroce_devs_lock);
 
 static ssize_t mroce_abi_show(struct device *device,
 			      struct device_attribute *attr, char *buf)
@@ -172,34 +168,6 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	mroce_set_node_guid(mdev);
 }
 
-/*
- * Publish a registered device, under RTNL (see the top of the file).
- * Returns -ENODEV if its netdev left meanwhile, -EEXIST if another mroce
- * device took the netdev first.
- */
-static int mroce_dev_publish(struct mroce_dev *mdev)
-{
-	struct net_device *ndev = mdev->ndev;
-	struct mroce_dev *other;
-	int err = 0;
-
-	ASSERT_RTNL();
-	if (ndev->reg_state != NETREG_REGISTERED ||
-	    !net_eq(dev_net(ndev), mdev->net))
-		return -ENODEV;
-
-	mutex_lock(&mroce_devs_lock);
-	other = mroce_dev_get_by_netdev(ndev);
-	if (other) {
-		ib_device_put(&other->ibdev);
-		err = -EEXIST;
-	} else {
-		list_add_tail_rcu(&mdev->node, &mroce_devs);
-	}
-	mutex_unlock(&mroce_devs_lock);
-	return err;
-}
-
 /**
  * mroce_newlink - rdma_link_ops.newlink: a new device @ibdev_name on @ndev
  * @ibdev_name: name asked for; the core rejects duplicates
@@ -228,9 +196,10 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	/* from here on ib_dealloc_device() runs mroce_dev_dealloc() */
 	mroce_dev_setup(mdev, ndev);
 
-	err = mroce_peers_init(mdev);
+	err = mroce_peers_init(mdev, &mroce_engine_ops);
 	if (err)
 		goto err_dealloc;
+	mroce_rx_init(mdev);
 	mdev->peers_ready = true;
 	err = mroce_net_attach(mdev);
 	if (err)
@@ -246,7 +215,7 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 		goto err_dealloc;
 
 	rtnl_lock();
-	err = mroce_dev_publish(mdev);
+	err = mroce_devlist_add(mdev);
 	if (!err)
 		mroce_port_update(mdev);
 	rtnl_unlock();
@@ -280,19 +249,17 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 {
 	struct mroce_dev *mdev = to_mroce_dev(ibdev);
 
-	mutex_lock(&mroce_devs_lock);
-	if (!list_empty(&mdev->node))
-		list_del_rcu(&mdev->node);
-	mutex_unlock(&mroce_devs_lock);
-
+	mroce_devlist_del(mdev);
 	mroce_debugfs_del(mdev);
 	/*
 	 * Receive no more, then stop the peers (their timers send), then
 	 * close the sockets: nothing may send on a socket being released.
 	 */
 	mroce_net_unlist(mdev);
-	if (mdev->peers_ready)
+	if (mdev->peers_ready) {
+		mroce_rx_exit(mdev);
 		mroce_peers_exit(mdev);
+	}
 	mroce_net_detach(mdev);
 	WARN_ON_ONCE(!xa_empty(&mdev->qps) || !xa_empty(&mdev->mrs) ||
 		     !xa_empty(&mdev->mws));
@@ -310,83 +277,4 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	 * The core frees mdev with kfree_rcu() after the last reference, so
 	 * RCU readers of mroce_devs and mnet->devs that still see it are safe.
 	 */
-}
-
-/* the device @ndev is plane 1.. of (in *@plane), as mroce_dev_get_by_netdev */
-struct mroce_dev *mroce_dev_get_by_plane(struct net_device *ndev, u32 *plane)
-{
-	struct mroce_dev *mdev, *found = NULL;
-	int k;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(mdev, &mroce_devs, node) {
-		k = mroce_plane_of(mdev, ndev);
-		if (k > 0 && ib_device_try_get(&mdev->ibdev)) {
-			found = mdev;
-			if (plane)
-				*plane = k;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-/**
- * mroce_dev_get_by_netdev - our device on @ndev, with ib_device_try_get()
- * @ndev: any netdev
- *
- * Returns NULL when there is none or it is being unregistered. Release with
- * ib_device_put(). Any context that may take rcu_read_lock().
- */
-struct mroce_dev *mroce_dev_get_by_netdev(struct net_device *ndev)
-{
-	struct mroce_dev *mdev, *found = NULL;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(mdev, &mroce_devs, node) {
-		if (mdev->ndev == ndev && ib_device_try_get(&mdev->ibdev)) {
-			found = mdev;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-/* next device of ours in @net (any if NULL), pinned with get_device() */
-static struct ib_device *mroce_devices_next(struct net *net)
-{
-	struct mroce_dev *mdev;
-	struct ib_device *ibdev = NULL;
-
-	mutex_lock(&mroce_devs_lock);
-	list_for_each_entry(mdev, &mroce_devs, node) {
-		if (net && !net_eq(mdev->net, net))
-			continue;
-		ibdev = &mdev->ibdev;
-		get_device(&ibdev->dev);
-		break;
-	}
-	mutex_unlock(&mroce_devs_lock);
-	return ibdev;
-}
-
-/**
- * mroce_devices_remove - unregister our devices in @net, or all if NULL
- * @net: namespace whose netdevs' devices go, or NULL (module unload)
- *
- * Synchronous: when it returns, each of those devices went through
- * mroce_dev_dealloc(), including ones someone else was unregistering at the
- * same time (ib_unregister_device() waits on the device's unregistration
- * lock). Process context, no locks held.
- */
-void mroce_devices_remove(struct net *net)
-{
-	struct ib_device *ibdev;
-
-	while ((ibdev = mroce_devices_next(net))) {
-		ib_unregister_device(ibdev);
-		put_device(&ibdev->dev);
-	}
 }

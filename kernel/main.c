@@ -7,10 +7,9 @@
  *	rdma link add NAME type mroce netdev DEV	(autoloads the module)
  *	rdma link delete NAME
  *
- * One concern per file: device.c (lifecycle, our device list), verbs.c
- * (ib_device_ops), netdev.c (netdev events, port state), socket.c (per
- * namespace UDP sockets), offload.c (datapath ops), counters.c
- * (rdma_hw_stats). The protocol engine is kernel/engine/.
+ * One concern per file; Documentation/mroce.rst ("Files") lists them all,
+ * and its "Packet walk" follows a packet through them. The protocol engine
+ * is kernel/engine/.
  */
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
@@ -18,13 +17,10 @@
 #include "counters.h"
 #include "debugfs.h"
 #include "device.h"
+#include "devlist.h"
 #include "netdev.h"
+#include "param.h"
 #include "socket.h"
-
-static ushort udp_port = MROCE_DEFAULT_UDP_PORT;
-module_param(udp_port, ushort, 0444);
-MODULE_PARM_DESC(udp_port,
-		 "UDP port of MetaRoCE in every namespace (default 4796; 0, 4791 (RoCEv2) and 4793 (UET) are refused)");
 
 static struct rdma_link_ops mroce_link_ops = {
 	.type = "mroce",
@@ -37,20 +33,25 @@ static int __init mroce_init(void)
 
 	mroce_counters_init();
 	mroce_debugfs_init();
-	err = mroce_socket_init(udp_port);
+	err = mroce_devlist_init();
 	if (err)
 		goto err_debugfs;
+	err = mroce_socket_init(mroce_param_udp_port());
+	if (err)
+		goto err_devlist;
 
 	err = mroce_netdev_init();
 	if (err)
 		goto err_socket;
 
 	rdma_link_register(&mroce_link_ops);
-	pr_info("loaded, UDP port %u\n", udp_port);
+	pr_info("loaded, UDP port %u\n", mroce_param_udp_port());
 	return 0;
 
 err_socket:
 	mroce_socket_exit();
+err_devlist:
+	mroce_devlist_exit();
 err_debugfs:
 	mroce_debugfs_exit();
 	return err;
@@ -64,6 +65,7 @@ static void __exit mroce_exit(void)
 
 	mroce_netdev_exit();
 	mroce_socket_exit();
+	mroce_devlist_exit();
 	mroce_debugfs_exit();
 	pr_info("unloaded\n");
 }

@@ -78,7 +78,7 @@ struct mroce_dev {
 	atomic_t next_obj_id;		/* ids for debug output of PDs, contexts */
 	atomic64_t counters[MROCE_NUM_COUNTERS];
 
-	/* the datapath (peer.c, qp.c, mr.c, ah.c) */
+	/* the datapath (rx.c, peer.c, qp.c, mr.c, ah.c) */
 	bool peers_ready;		/* mroce_peers_init() done */
 	struct mre_ep ep;		/* engine endpoint: config, counters */
 	struct xarray qps;		/* by QP number; RCU readers */
@@ -92,9 +92,8 @@ struct mroce_dev {
 	spinlock_t peers_lock;		/* writers of peer_hash */
 	struct xarray peers_by_cid;	/* by our connection id; RCU readers */
 	spinlock_t atomic_lock;		/* every remote atomic of the device */
-	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers */
+	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers (rx.c) */
 	struct work_struct connect_work;
-	struct ratelimit_state reset_rs;	/* RESETs we send */
 
 	/* UD multicast (mcast.c) */
 	struct mutex mcast_lock;	/* writers of these; qp->mcast */
@@ -133,6 +132,37 @@ static inline void mroce_counter_inc(struct mroce_dev *mdev,
 				     enum mroce_counter c)
 {
 	atomic64_inc(&mdev->counters[c]);
+}
+
+/* the device's planes: how many (gaps included), and plane @k's netdev */
+static inline u32 mroce_planes(struct mroce_dev *mdev)
+{
+	return READ_ONCE(mdev->nplanes) ?: 1;
+}
+
+/* RCU or RTNL; NULL: gone */
+static inline struct net_device *mroce_plane_ndev(struct mroce_dev *mdev,
+						  u32 k)
+{
+	if (!k)
+		return mdev->ndev;
+	if (k >= MROCE_MAX_PLANES)
+		return NULL;
+	return READ_ONCE(mdev->planes[k].ndev);
+}
+
+/* the plane of @mdev that @ndev is: 0 (the link's netdev), 1.., or -1 (RCU) */
+static inline int mroce_plane_of(struct mroce_dev *mdev,
+				 const struct net_device *ndev)
+{
+	u32 n = mroce_planes(mdev), k;
+
+	if (ndev == mdev->ndev)
+		return 0;
+	for (k = 1; k < n && k < MROCE_MAX_PLANES; k++)
+		if (READ_ONCE(mdev->planes[k].ndev) == ndev)
+			return k;
+	return -1;
 }
 
 #define mroce_dbg_dev(mdev, fmt, ...)					\

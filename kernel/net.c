@@ -2,11 +2,14 @@
 /*
  * Packets out (see net.h), and the batch flush that sends them.
  */
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/dsfield.h>
+#include <net/if_inet6.h>
 #include <net/inet_ecn.h>
 #include <net/ip6_route.h>
 #include <net/ip_tunnels.h>
@@ -155,7 +158,7 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	if (!err && !mroce_net_sk(mdev, cb->v6))
 		err = -EAFNOSUPPORT;
 	if (err) {
-		mroce_counter_inc(mdev, MROCE_CNT_TX_DROPS);
+		mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_NO_ROUTE);
 		kfree_skb(skb);
 		return err;
 	}
@@ -198,7 +201,7 @@ void mroce_batch_flush(struct mroce_batch *b)
 		struct mroce_dev *mdev = cb_of(skb)->mdev;
 
 		if (mdev->dp->xmit(mdev, skb))
-			mroce_counter_inc(mdev, MROCE_CNT_TX_DROPS);
+			mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_XMIT);
 	}
 	while ((cq = b->cqs)) {
 		b->cqs = cq->batch_next;
@@ -236,4 +239,92 @@ bool mroce_net_ce(const struct sk_buff *skb)
 	if (ip_hdr(skb)->version == 4)
 		return INET_ECN_is_ce(ipv4_get_dsfield(ip_hdr(skb)));
 	return INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+}
+
+static bool addr4(struct net_device *ndev, struct sockaddr_storage *sa)
+{
+	struct in_device *in_dev;
+	bool found = false;
+
+	rcu_read_lock();
+	in_dev = __in_dev_get_rcu(ndev);
+	if (in_dev) {
+		const struct in_ifaddr *ifa;
+
+		in_dev_for_each_ifa_rcu(ifa, in_dev) {
+			if (ifa->ifa_scope != RT_SCOPE_UNIVERSE)
+				continue;
+			memset(sa, 0, sizeof(*sa));
+			sa->ss_family = AF_INET;
+			((struct sockaddr_in *)sa)->sin_addr.s_addr =
+				ifa->ifa_local;
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static bool addr6(struct net_device *ndev, struct sockaddr_storage *sa)
+{
+	struct inet6_dev *idev;
+	bool found = false;
+
+	rcu_read_lock();
+	idev = __in6_dev_get(ndev);
+	if (idev) {
+		const struct inet6_ifaddr *ifp;
+
+		read_lock_bh(&idev->lock);
+		list_for_each_entry(ifp, &idev->addr_list, if_list) {
+			if (ifp->scope & (IFA_HOST | IFA_LINK | IFA_SITE) ||
+			    ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
+				continue;
+			memset(sa, 0, sizeof(*sa));
+			sa->ss_family = AF_INET6;
+			((struct sockaddr_in6 *)sa)->sin6_addr = ifp->addr;
+			found = true;
+			break;
+		}
+		read_unlock_bh(&idev->lock);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+bool mroce_net_ndev_addr(struct net_device *ndev, int family,
+			 struct sockaddr_storage *sa)
+{
+	if (family == AF_INET6)
+		return addr6(ndev, sa);
+	return family == AF_INET && addr4(ndev, sa);
+}
+
+int mroce_af_of(u8 family)
+{
+	return family == MRE_AF_INET6 ? AF_INET6 :
+	       family == MRE_AF_INET ? AF_INET : AF_UNSPEC;
+}
+
+void mroce_addr_of_sa(const struct sockaddr_storage *sa, struct mre_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (sa->ss_family == AF_INET) {
+		a->family = MRE_AF_INET;
+		memcpy(a->a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	} else if (sa->ss_family == AF_INET6) {
+		a->family = MRE_AF_INET6;
+		memcpy(a->a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+	}
+}
+
+void mroce_sa_of_addr(const struct mre_addr *a, struct sockaddr_storage *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->ss_family = mroce_af_of(a->family);
+	if (a->family == MRE_AF_INET)
+		memcpy(&((struct sockaddr_in *)sa)->sin_addr, a->a, 4);
+	else if (a->family == MRE_AF_INET6)
+		memcpy(&((struct sockaddr_in6 *)sa)->sin6_addr, a->a, 16);
 }

@@ -16,8 +16,10 @@
 #include <linux/socket.h>
 #include <net/dst_cache.h>
 
+struct mre_addr;
 struct mroce_batch;
 struct mroce_dev;
+struct net_device;
 
 /* a linear skb with room for @len bytes after the headers; NULL: no memory */
 struct sk_buff *mroce_net_alloc(u32 len);
@@ -43,6 +45,14 @@ int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);
 void mroce_net_src(const struct sk_buff *skb, struct sockaddr_storage *sa);
 void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa);
 bool mroce_net_ce(const struct sk_buff *skb);
+/* @ndev's first global address of @family (AF_INET, AF_INET6); false: none */
+bool mroce_net_ndev_addr(struct net_device *ndev, int family,
+			 struct sockaddr_storage *sa);
+
+/* addresses between the engine's form and the socket layer's */
+void mroce_addr_of_sa(const struct sockaddr_storage *sa, struct mre_addr *a);
+void mroce_sa_of_addr(const struct mre_addr *a, struct sockaddr_storage *sa);
+int mroce_af_of(u8 family);
 bool mroce_addr_eq(const struct sockaddr_storage *a,
 		   const struct sockaddr_storage *b);
 /* an IPv4 or IPv6 multicast address */

@@ -22,8 +22,9 @@
 #include <linux/rtnetlink.h>
 
 #include "netdev.h"
-#include "device.h"
+#include "devlist.h"
 #include "peer.h"
+#include "plane.h"
 #include "mroce.h"
 
 enum ib_port_state mroce_port_state(struct net_device *ndev)

@@ -16,20 +16,20 @@
 
 #include "net.h"
 #include "offload.h"
-#include "peer.h"
+#include "rx.h"
 #include "mroce.h"
 
 static DEFINE_MUTEX(mroce_dp_lock);
 static const struct mroce_dp_ops *mroce_offload_ops;	/* mroce_dp_lock */
 
 /*
- * The software datapath: the MetaRoCE engine in the kernel (peer.c) on
+ * The software datapath: the MetaRoCE engine in the kernel (rx.c) on
  * receive, the IP stack (net.c) on transmit.
  */
 const struct mroce_dp_ops mroce_sw_dp_ops = {
 	.name = "software",
 	.owner = THIS_MODULE,
-	.rx = mroce_peer_rx,
+	.rx = mroce_rx,
 	.xmit = mroce_net_xmit,
 };
 

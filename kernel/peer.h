@@ -1,29 +1,33 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Peers: one MetaRoCE connection per remote node, shared by every RC QP of
- * the device that talks to that node. A peer wraps the engine's struct
- * mre_conn with what the kernel adds: the lock every engine call runs
- * under, the hrtimer that serves the engine's deadline, the addresses and
- * the route cache, and the batch of packets and notifications the current
- * locked section produced.
+ * Peers: one MetaRoCE connection per remote node, shared by every RC and
+ * UC QP of the device that talks to that node. A peer wraps the engine's
+ * struct mre_conn with what the kernel adds: the lock every engine call
+ * for it runs under, the hrtimer that serves the engine's deadline, the
+ * addresses and route caches (per plane), and the batch of packets and
+ * notifications the current locked section produced. It knows nothing of
+ * QPs: a QP hands it its stream (mroce_peer_attach()).
  *
  * Every engine call goes through mroce_peer_lock() / mroce_peer_unlock():
  *
  *	mroce_batch_init(&b);
  *	mroce_peer_lock(peer, &b);
- *	... mre_conn_rx(), mre_stream_kick(), ...
+ *	... mre_conn_*(), mre_stream_kick(), ...
  *	mroce_peer_unlock(peer);		runs the engine, arms the timer
  *	mroce_batch_flush(&b);			sends, notifies
  *
+ * The receive path takes the lock through the engine's demux (the lookups
+ * here lock the peer they find) and rx.c unlocks the connection
+ * mre_ep_rx() returns.
+ *
  * Contexts: packet receive (softirq), the timer (softirq), doorbells and
- * verbs (process context, BH disabled while locked). Nothing sleeps under
- * peer->lock and no socket call is made under it.
+ * verbs (process context, BH disabled while locked), the connect work.
+ * Nothing sleeps under peer->lock and no socket call is made under it.
  *
  * Lifetime: a peer is created by the first QP that goes to RTR towards its
- * address, or by a CONNECT from an unknown address (in a work item: it
+ * address, or by a CONNECT from an unknown node (in a work item: it
  * allocates), and lives until its device goes away. Lookups on the receive
- * path run under RCU (the UDP receive path holds it); QPs hold a
- * reference.
+ * path run under RCU; QPs hold a reference.
  */
 #ifndef MROCE_PEER_H
 #define MROCE_PEER_H
@@ -39,7 +43,6 @@
 
 struct mroce_batch;
 struct mroce_dev;
-struct mroce_qp;
 struct sk_buff;
 
 /* how a path on our plane k (1..) reaches the peer (peer locked) */
@@ -61,13 +64,10 @@ struct mroce_peer {
 	struct hrtimer timer;
 	u64 now;			/* lock: the clock, read once per hold */
 	u64 armed_at;			/* lock: timer expiry asked for; 0: none */
-	struct sockaddr_storage daddr;	/* the peer */
+	struct sockaddr_storage daddr;	/* the peer (its plane 0) */
 	struct sockaddr_storage saddr;	/* us, towards it */
 	struct dst_cache dst_cache;
-	/* planes (plane 0 is daddr/saddr above); peer locked */
-	struct sockaddr_storage peer_planes[MROCE_MAX_PLANES]; /* its blob */
-	u32 peer_nplanes;		/* 0: not told */
-	u32 told_nplanes;		/* planes our last CONNECT/ACCEPT listed */
+	/* planes 1.. (plane 0 is daddr/saddr above); peer locked */
 	bool plane_down[MROCE_MAX_PLANES];	/* as the engine was told */
 	struct mroce_peer_plane pl[MROCE_MAX_PLANES];	/* [0] unused */
 	struct hlist_node addr_node;	/* mdev->peer_hash; RCU */
@@ -80,8 +80,15 @@ static inline struct mroce_peer *mroce_peer_of(struct mre_conn *c)
 	return container_of(c, struct mroce_peer, conn);
 }
 
-int mroce_peers_init(struct mroce_dev *mdev);
-/* drop every peer (device teardown; no QP left) */
+/* peer locked: the batch of whoever holds the lock (engine callbacks) */
+static inline struct mroce_batch *mroce_peer_batch(struct mre_conn *c)
+{
+	return mroce_peer_of(c)->batch;
+}
+
+/* the device's engine endpoint with @ops; -EINVAL: bad module parameters */
+int mroce_peers_init(struct mroce_dev *mdev, const struct mre_ops *ops);
+/* drop every peer (device teardown; no QP left, nothing receives) */
 void mroce_peers_exit(struct mroce_dev *mdev);
 
 /* the peer at @daddr, seen from @saddr: found or created; referenced */
@@ -89,21 +96,38 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 				  const struct sockaddr *daddr,
 				  const struct sockaddr *saddr);
 void mroce_peer_put(struct mroce_peer *peer);
+/* the peer at @daddr / with connection id @cid, or NULL; no reference (RCU) */
+struct mroce_peer *mroce_peer_find(struct mroce_dev *mdev,
+				   const struct sockaddr_storage *daddr);
+struct mroce_peer *mroce_peer_by_cid(struct mroce_dev *mdev, u32 cid);
 
-/* the device's planes changed (added, removed, up or down): tell every peer */
-void mroce_peers_planes(struct mroce_dev *mdev);
+/* mre_ops.conn_by_id, .conn_by_addr: the peer, locked (rx.c unlocks it) */
+struct mre_conn *mroce_peer_conn_by_id(struct mre_ep *ep,
+				       const struct mre_rx *rx, u32 cid);
+struct mre_conn *mroce_peer_conn_by_addr(struct mre_ep *ep,
+					 const struct mre_rx *rx,
+					 const struct mre_addr *addr);
 
 void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b);
 void mroce_peer_unlock(struct mroce_peer *peer);
+/* peer locked: the engine's clock for this hold, read once */
+u64 mroce_peer_now(struct mroce_peer *peer);
 
-/* attach / detach an RC QP's stream (peer locked) */
-void mroce_peer_attach(struct mroce_peer *peer, struct mroce_qp *qp);
-void mroce_peer_detach(struct mroce_peer *peer, struct mroce_qp *qp);
+/* the device's planes changed (added, removed, up or down): tell every peer */
+void mroce_peers_planes(struct mroce_dev *mdev);
+/* peer locked: bring the connection in line with the device's planes */
+void mroce_peer_planes(struct mroce_peer *peer);
 
-/* the software datapath's receive entry (offload.h: rx) */
-int mroce_peer_rx(struct mroce_dev *mdev, struct sk_buff *skb);
+/* peer locked: attach a QP's stream @s (opens the connection) / detach it */
+void mroce_peer_attach(struct mroce_peer *peer, struct mre_stream *s,
+		       const struct mre_stream_attr *sa);
+void mroce_peer_detach(struct mroce_peer *peer, struct mre_stream *s);
 
-/* engine configuration from the module parameters */
-void mroce_engine_config(struct mre_config *cfg);
+/* peer locked: send @skb (consumed) by our plane @plane, UDP source @sport */
+void mroce_peer_xmit(struct mroce_peer *peer, struct sk_buff *skb, u32 plane,
+		     u16 sport);
+
+/* mre_ops.conn_event: logs, and the routes of a peer's learned planes */
+void mroce_peer_conn_event(struct mre_conn *c, enum mre_conn_event ev);
 
 #endif /* MROCE_PEER_H */

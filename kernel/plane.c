@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Planes (see plane.h): the sysfs file, plane netdev events, and our and
- * the peers' plane addresses.
+ * Planes (see plane.h): the sysfs file, adding and removing, plane netdev
+ * events, and our plane addresses for the engine's blob.
  *
  * Writers of mdev->planes and mdev->nplanes hold RTNL; readers (the
  * datapath, under a peer's lock with BH off) use READ_ONCE under RCU. A
@@ -12,155 +12,37 @@
 #include <net/addrconf.h>
 #include <net/if_inet6.h>
 
-#include "device.h"
+#include "devlist.h"
 #include "engine.h"
 #include "peer.h"
+#include "net.h"
 #include "plane.h"
 #include "mroce.h"
 
-u32 mroce_planes(struct mroce_dev *mdev)
-{
-	return READ_ONCE(mdev->nplanes) ?: 1;
-}
-
-struct net_device *mroce_plane_ndev(struct mroce_dev *mdev, u32 k)
-{
-	if (!k)
-		return mdev->ndev;
-	if (k >= MROCE_MAX_PLANES)
-		return NULL;
-	return READ_ONCE(mdev->planes[k].ndev);
-}
-
-int mroce_plane_of(struct mroce_dev *mdev, const struct net_device *ndev)
-{
-	u32 n = mroce_planes(mdev), k;
-
-	if (ndev == mdev->ndev)
-		return 0;
-	for (k = 1; k < n; k++)
-		if (READ_ONCE(mdev->planes[k].ndev) == ndev)
-			return k;
-	return -1;
-}
-
-static bool addr4(struct net_device *ndev, struct sockaddr_storage *sa)
-{
-	struct in_device *in_dev;
-	bool found = false;
-
-	rcu_read_lock();
-	in_dev = __in_dev_get_rcu(ndev);
-	if (in_dev) {
-		const struct in_ifaddr *ifa;
-
-		in_dev_for_each_ifa_rcu(ifa, in_dev) {
-			if (ifa->ifa_scope != RT_SCOPE_UNIVERSE)
-				continue;
-			memset(sa, 0, sizeof(*sa));
-			sa->ss_family = AF_INET;
-			((struct sockaddr_in *)sa)->sin_addr.s_addr =
-				ifa->ifa_local;
-			found = true;
-			break;
-		}
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-static bool addr6(struct net_device *ndev, struct sockaddr_storage *sa)
-{
-	struct inet6_dev *idev;
-	bool found = false;
-
-	rcu_read_lock();
-	idev = __in6_dev_get(ndev);
-	if (idev) {
-		const struct inet6_ifaddr *ifp;
-
-		read_lock_bh(&idev->lock);
-		list_for_each_entry(ifp, &idev->addr_list, if_list) {
-			if (ifp->scope & (IFA_HOST | IFA_LINK | IFA_SITE) ||
-			    ifp->flags & (IFA_F_TENTATIVE | IFA_F_DADFAILED))
-				continue;
-			memset(sa, 0, sizeof(*sa));
-			sa->ss_family = AF_INET6;
-			((struct sockaddr_in6 *)sa)->sin6_addr = ifp->addr;
-			found = true;
-			break;
-		}
-		read_unlock_bh(&idev->lock);
-	}
-	rcu_read_unlock();
-	return found;
-}
-
-bool mroce_plane_addr(struct mroce_dev *mdev, u32 k, int family,
-		      struct sockaddr_storage *sa)
+/* our address of @family on plane @k, in the engine's terms */
+static bool plane_addr(struct mroce_dev *mdev, u32 k, u8 family,
+		       struct mre_addr *a)
 {
 	struct net_device *ndev = mroce_plane_ndev(mdev, k);
+	struct sockaddr_storage sa;
 
-	if (!ndev)
+	if (!ndev || !mroce_net_ndev_addr(ndev, mroce_af_of(family), &sa))
 		return false;
-	return family == AF_INET6 ? addr6(ndev, sa) : addr4(ndev, sa);
+	mroce_addr_of_sa(&sa, a);
+	return true;
 }
 
-static u32 addr_len(int family)
+u32 mroce_planes_ours(struct mre_ep *ep, u8 family, struct mre_addr *addrs)
 {
-	return family == AF_INET6 ? sizeof(struct in6_addr) :
-				    sizeof(struct in_addr);
-}
+	struct mroce_dev *mdev = container_of(ep, struct mroce_dev, ep);
+	u32 n = min_t(u32, mroce_planes(mdev), MRE_BLOB_MAX_PLANES), k;
 
-u32 mroce_planes_blob(struct mroce_dev *mdev, int family, u8 *buf)
-{
-	u32 n = mroce_planes(mdev), alen = addr_len(family), k;
-
-	BUILD_BUG_ON(MROCE_BLOB_LEN(MROCE_MAX_PLANES,
-				    sizeof(struct in6_addr)) > MRE_MAX_BLOB);
-	buf[0] = MROCE_BLOB_VERSION;
-	buf[1] = family == AF_INET6 ? 6 : 4;
-	buf[2] = n;
-	buf[3] = 0;
-	for (k = 0; k < n; k++) {
-		struct sockaddr_storage sa;
-		u8 *p = buf + MROCE_BLOB_LEN(k, alen);
-
-		if (!mroce_plane_addr(mdev, k, family, &sa))
-			memset(p, 0, alen);	/* none: the peer skips it */
-		else if (family == AF_INET6)
-			memcpy(p, &((struct sockaddr_in6 *)&sa)->sin6_addr, alen);
-		else
-			memcpy(p, &((struct sockaddr_in *)&sa)->sin_addr, alen);
-	}
-	return MROCE_BLOB_LEN(n, alen);
-}
-
-u32 mroce_planes_parse(const u8 *blob, u32 len, int family,
-		       struct sockaddr_storage *addrs)
-{
-	u32 alen = addr_len(family), n, k;
-
-	if (len < MROCE_BLOB_LEN(0, 0) || blob[0] != MROCE_BLOB_VERSION ||
-	    blob[1] != (family == AF_INET6 ? 6 : 4))
-		return 0;
-	n = blob[2];
-	if (!n || n > MROCE_MAX_PLANES || len < MROCE_BLOB_LEN(n, alen))
-		return 0;
-	for (k = 0; k < n; k++) {
-		const u8 *p = blob + MROCE_BLOB_LEN(k, alen);
-
-		memset(&addrs[k], 0, sizeof(addrs[k]));
-		if (!memchr_inv(p, 0, alen))
-			continue;		/* AF_UNSPEC: the peer has none */
-		addrs[k].ss_family = family;
-		if (family == AF_INET6)
-			memcpy(&((struct sockaddr_in6 *)&addrs[k])->sin6_addr,
-			       p, alen);
-		else
-			memcpy(&((struct sockaddr_in *)&addrs[k])->sin_addr,
-			       p, alen);
-	}
+	BUILD_BUG_ON(MROCE_MAX_PLANES > MRE_BLOB_MAX_PLANES);
+	rcu_read_lock();
+	for (k = 0; k < n; k++)
+		if (!plane_addr(mdev, k, family, &addrs[k]))
+			addrs[k].family = 0;	/* none: the peer skips it */
+	rcu_read_unlock();
 	return n;
 }
 

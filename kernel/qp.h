@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Queue pairs: the verbs state machine and the queues, and the glue that
- * lets the engine read a QP's WQEs and fill its receives and CQs.
+ * Queue pairs: the verbs objects and their life cycle (qp.c). The roles of
+ * the datapath work on them: the requester (req.c: the SQ, WQE fetch and
+ * send completion), the responder (resp.c: the RQ, placement, receive
+ * completion), the completer (comp.c: errors and flushing), kernel posting
+ * (post.c), UD (ud.c).
  *
  * Queues. The SQ and RQ are rings (queue.h) filled by the provider (or by
  * mroce_post_send()/mroce_post_recv() for kernel QPs). The kernel copies
@@ -14,9 +17,10 @@
  * The engine (RC and UC). From RTR the QP's stream is attached to the peer's
  * connection; message msn is SQ index sq_base + msn, receive rsn is RQ
  * index rq_base + rsn (both bases are the done counts at attach). The
- * engine pulls WQEs (mroce_qp_sq_get()) when it has room; the provider
- * rings the doorbell only when the kernel asked for it (MRE_RING_F_DB_NEEDED,
- * see ring.h), i.e. when the engine found the SQ empty.
+ * engine pulls WQEs (mre_ops.sq_get, req.c) when it has room; the provider
+ * rings the doorbell only when the kernel asked for it
+ * (MRE_RING_F_DB_NEEDED, see ring.h), i.e. when the engine found the SQ
+ * empty.
  *
  * Locks, outermost first: qp->mutex (modify, destroy) -> peer->lock (the
  * engine; RC, UC) -> qp->lock (queues' consumer side, shadows, state) ->
@@ -35,6 +39,8 @@
 
 #include "engine.h"
 #include "queue.h"
+#include "ring.h"
+#include "mroce.h"
 
 struct mroce_batch;
 struct mroce_peer;
@@ -154,6 +160,40 @@ static inline struct mroce_swqe *mroce_swqe(struct mroce_qp *qp, u32 idx)
 	return qp->swq + (size_t)(idx & (qp->sq.r.size - 1)) * qp->swq_stride;
 }
 
+static inline struct mroce_dev *mroce_qp_dev(const struct mroce_qp *qp)
+{
+	return to_mroce_dev(qp->ibqp.device);
+}
+
+static inline bool mroce_qp_is_rc(const struct mroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC;
+}
+
+/* RC and UC: a stream on the peer's connection (UC shares RC's paths) */
+static inline bool mroce_qp_is_conn(const struct mroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/*
+ * qp->lock held: the QP is in error for @st (enum mre_status): it takes no
+ * new work, the provider is told through the SQ ring's flags, and the
+ * completer's work (comp.c) detaches it and flushes what is outstanding.
+ */
+static inline void mroce_qp_set_error(struct mroce_qp *qp, u8 st)
+{
+	lockdep_assert_held(&qp->lock);
+	qp->err_status = st;
+	qp->state = IB_QPS_ERR;
+	mre_ring_store(&qp->sq.r.hdr->flags, MRE_RING_F_ERROR);
+	schedule_work(&qp->err_work);
+}
+
+#define mroce_dbg_qp(qp, fmt, ...)					\
+	ibdev_dbg((qp)->ibqp.device, "qp %u %s: " fmt, (qp)->ibqp.qp_num, \
+		  __func__, ##__VA_ARGS__)
+
 /* ib_device_ops */
 int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
@@ -162,49 +202,13 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_qp_init_attr *init);
 int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
-int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-		    const struct ib_send_wr **bad);
-int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad);
 
 /* find a QP by number for the receive path (RCU held); no reference */
-struct mroce_qp *mroce_qp_lookup(struct mroce_dev *mdev, u32 qpn);
-
-/* --- for the engine glue (peer.c) and UD (ud.c); qp->lock held ----------- */
-
-/*
- * The send WQE of message @msn, copied and valid, or NULL. Local WQEs
- * (BIND_MW, LOCAL_INV) are not messages: they run when everything before
- * them has completed (mroce_qp_run_local()) and the engine never sees them.
- */
-struct mroce_swqe *mroce_qp_sq_get(struct mroce_qp *qp, u32 msn,
-				   struct mroce_batch *b);
-/* run (and complete) the local WQEs now at the head of the SQ; true if any */
-bool mroce_qp_run_local(struct mroce_qp *qp, struct mroce_batch *b);
-/* receive number @rsn of the stream (claimed from the SRQ if need be) */
-struct mroce_rwqe *mroce_qp_rq_get(struct mroce_qp *qp, u32 rsn,
-				   struct mroce_batch *b);
-/* the next receive for a UD datagram */
-struct mroce_rwqe *mroce_qp_rq_next(struct mroce_qp *qp,
-				    struct mroce_batch *b);
-void mroce_qp_send_done(struct mroce_qp *qp, u32 idx, enum ib_wc_status st,
-			struct mroce_batch *b);
-void mroce_qp_recv_done(struct mroce_qp *qp, struct mroce_rwqe *r,
-			const struct mroce_cqe *cqe, bool solicited,
-			struct mroce_batch *b);
-/* copy a receive ring entry into @r and validate it; false: unusable */
-bool mroce_rwqe_take(struct mroce_qp *qp, const struct mroce_rqe *e,
-		     struct mroce_rwqe *r, u32 max_sge);
-/* the engine's view of the stream, from the QP's attributes */
-void mroce_qp_stream_attr(struct mroce_qp *qp, struct mre_stream_attr *sa);
-/* the first outstanding send WQE is locally bad: fail the QP (later) */
-void mroce_qp_sq_check(struct mroce_qp *qp, struct mroce_batch *b);
-/* the engine failed the stream with @st: error state and flush, later */
-void mroce_qp_stream_error(struct mroce_qp *qp, enum mre_status st);
-/* copy between @buf and byte @off of an SGE list; -EFAULT on a bad key */
-int mroce_sge_copy(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
-		   u32 off, void *buf, u32 len, bool to_sge);
-
-enum ib_wc_status mroce_wc_status(enum mre_status st);
+static inline struct mroce_qp *mroce_qp_lookup(struct mroce_dev *mdev, u32 qpn)
+{
+	return xa_load(&mdev->qps, qpn);
+}
+/* mre_ops.stream: the RC or UC stream @id attached to @c, or NULL */
+struct mre_stream *mroce_qp_stream(struct mre_conn *c, u32 id);
 
 #endif /* MROCE_QP_H */

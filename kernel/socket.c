@@ -17,10 +17,10 @@
  *    udp_tunnel_sock_release() clears sk_user_data and waits for a grace
  *    period before the socket goes away.
  *  - A device is detached from its namespace in ib_device_ops.dealloc_driver.
- *    A namespace cannot go away under its devices: the pre_exit hook below
- *    unregisters, synchronously, every mroce device whose netdev is in the
- *    dying namespace, so when pernet exit runs the user count is zero and
- *    the sockets are closed.
+ *    A namespace cannot go away under its devices: devlist.c's pre_exit
+ *    hook unregisters, synchronously, every mroce device whose netdev is in
+ *    the dying namespace, so when pernet exit runs here the user count is
+ *    zero and the sockets are closed.
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -33,7 +33,6 @@
 #include <net/udp_tunnel.h>
 
 #include "socket.h"
-#include "device.h"
 #include "offload.h"
 #include "mroce.h"
 
@@ -44,6 +43,7 @@ struct mroce_net {
 	struct socket *sock4;		/* lock */
 	struct socket *sock6;		/* lock; NULL without IPv6 */
 	struct list_head devs;		/* mroce_dev.net_node; RCU, lock */
+	atomic64_t no_device;		/* datagrams for no device of ours */
 };
 
 static unsigned int mroce_net_id __read_mostly;
@@ -81,12 +81,12 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct net_device *dev = mroce_rx_netdev(skb);
 	struct mroce_dev *mdev;
 
-	if (unlikely(!mnet || !dev))
-		goto drop;
+	if (unlikely(!mnet))
+		goto drop;		/* the socket is being released */
 
 	/* the device the datagram came in for: by the netdev, any plane's */
 	list_for_each_entry_rcu(mdev, &mnet->devs, net_node) {
-		if (mroce_plane_of(mdev, dev) < 0)
+		if (!dev || mroce_plane_of(mdev, dev) < 0)
 			continue;
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
 		__skb_pull(skb, sizeof(struct udphdr));
@@ -95,6 +95,7 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	}
 	net_dbg_ratelimited("mroce: datagram from %s for no device\n",
 			    skb->dev ? skb->dev->name : "?");
+	atomic64_inc(&mnet->no_device);
 drop:
 	kfree_skb(skb);
 	return 0;
@@ -257,12 +258,6 @@ static int __net_init mroce_net_init(struct net *net)
 	return 0;
 }
 
-/* before the namespace's netdevs go: take our devices on them down first */
-static void __net_exit mroce_net_pre_exit(struct net *net)
-{
-	mroce_devices_remove(net);
-}
-
 static void __net_exit mroce_net_exit(struct net *net)
 {
 	struct mroce_net *mnet = net_generic(net, mroce_net_id);
@@ -273,7 +268,6 @@ static void __net_exit mroce_net_exit(struct net *net)
 
 static struct pernet_operations mroce_net_ops = {
 	.init = mroce_net_init,
-	.pre_exit = mroce_net_pre_exit,
 	.exit = mroce_net_exit,
 	.id = &mroce_net_id,
 	.size = sizeof(struct mroce_net),
@@ -306,6 +300,13 @@ struct sock *mroce_net_sk(struct mroce_dev *mdev, bool v6)
 				   READ_ONCE(mdev->mnet->sock4);
 
 	return sock ? sock->sk : NULL;
+}
+
+u64 mroce_net_no_device(struct mroce_dev *mdev)
+{
+	struct mroce_net *mnet = READ_ONCE(mdev->mnet);
+
+	return mnet ? atomic64_read(&mnet->no_device) : 0;
 }
 
 void mroce_socket_exit(void)

@@ -28,5 +28,7 @@ void mroce_net_detach(struct mroce_dev *mdev);
 u16 mroce_udp_dport(void);
 /* @mdev's namespace's socket for sending, IPv6 or IPv4; NULL if none */
 struct sock *mroce_net_sk(struct mroce_dev *mdev, bool v6);
+/* datagrams @mdev's namespace received for no device (net_no_device) */
+u64 mroce_net_no_device(struct mroce_dev *mdev);
 
 #endif /* MROCE_SOCKET_H */

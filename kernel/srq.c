@@ -6,7 +6,6 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/mroce-abi.h>
 
-#include "batch.h"
 #include "qp.h"
 #include "srq.h"
 #include "mroce.h"
@@ -139,63 +138,58 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	return err;
 }
 
-static struct mroce_rwqe *claim_at(struct mroce_qp *qp, u32 rsn)
+bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
+		     u32 max_sge)
 {
-	return qp->rwq + (size_t)(rsn % MROCE_SRQ_CLAIMS) * qp->rwq_stride;
+	u32 n = READ_ONCE(e->num_sge), i;
+	u64 sum = 0;
+
+	r->wr_id = READ_ONCE(e->wr_id);
+	r->num_sge = 0;
+	r->length = 0;
+	if (n > max_sge)
+		return false;
+	memcpy(r->sge, e->sge, n * sizeof(*r->sge));
+	for (i = 0; i < n; i++)
+		sum += r->sge[i].length;
+	if (sum > MROCE_MAX_MSG)
+		return false;
+	r->num_sge = n;
+	r->length = sum;
+	return true;
 }
 
-struct mroce_rwqe *mroce_srq_claim(struct mroce_qp *qp, u32 rsn,
-				   struct mroce_batch *b)
+/* the SRQ limit was crossed: tell its consumer (no lock held) */
+static void limit_event(struct mroce_srq *srq)
 {
-	struct mroce_srq *srq = qp->srq;
-	struct mroce_rwqe *c = claim_at(qp, rsn);
-	bool event = false, ok = false;
-	struct mre_ring *r = &srq->q.r;
+	struct ib_event ev = {
+		.device = srq->ibsrq.device,
+		.element.srq = &srq->ibsrq,
+		.event = IB_EVENT_SRQ_LIMIT_REACHED,
+	};
 
-	if (c->used)
-		return c->rsn == rsn ? c : NULL;	/* busy: try later */
+	if (srq->ibsrq.event_handler)
+		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
+}
+
+int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r)
+{
+	struct mre_ring *ring = &srq->q.r;
+	bool event = false;
+	int got = 0;
+
 	spin_lock(&srq->lock);
-	if (mre_ring_avail(r)) {
-		ok = mroce_rwqe_take(qp, mre_ring_entry(r, r->cons), c,
-				     srq->max_sge);
-		mre_ring_release(r, r->cons + 1);
-		if (srq->limit && r->prod - r->cons < srq->limit) {
+	if (mre_ring_avail(ring)) {
+		got = mroce_rwqe_take(mre_ring_entry(ring, ring->cons), r,
+				      srq->max_sge) ? 1 : -1;
+		mre_ring_release(ring, ring->cons + 1);
+		if (srq->limit && ring->prod - ring->cons < srq->limit) {
 			srq->limit = 0;		/* one event per arming */
 			event = true;
 		}
 	}
 	spin_unlock(&srq->lock);
-	if (event && srq->ibsrq.event_handler) {
-		struct ib_event ev = {
-			.device = srq->ibsrq.device,
-			.element.srq = &srq->ibsrq,
-			.event = IB_EVENT_SRQ_LIMIT_REACHED,
-		};
-
-		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
-	}
-	if (!ok)
-		return NULL;
-	c->used = 1;
-	c->rsn = rsn;
-	return c;
-}
-
-void mroce_srq_release(struct mroce_qp *qp, struct mroce_rwqe *r)
-{
-	r->used = 0;
-}
-
-void mroce_srq_flush_claims(struct mroce_qp *qp, struct mroce_batch *b)
-{
-	struct mroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR,
-				 .opcode = IB_WC_RECV };
-	u32 i;
-
-	for (i = 0; i < MROCE_SRQ_CLAIMS; i++) {
-		struct mroce_rwqe *c = claim_at(qp, i);
-
-		if (c->used)
-			mroce_qp_recv_done(qp, c, &cqe, false, b);
-	}
+	if (event)
+		limit_event(srq);
+	return got;
 }

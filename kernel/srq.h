@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Shared receive queues. The SRQ's ring is filled by the provider (or
- * mroce_post_srq_recv()); a QP claims a receive from it when the first
- * packet of a message for a new receive arrives, copies it into one of its
- * claim slots and releases the ring slot at once (the SRQ's consumer index
- * counts claimed receives). The limit event fires when a claim leaves fewer
- * than srq_limit receives in the SRQ.
+ * mroce_post_srq_recv()); a QP takes a receive from it when the first
+ * packet of a message for a new receive arrives (mroce_srq_take(): the
+ * responder keeps the copy in one of the QP's claim slots, resp.c) and the
+ * ring slot is released at once (the SRQ's consumer index counts claimed
+ * receives). The limit event fires when a claim leaves fewer than
+ * srq_limit receives in the SRQ.
  */
 #ifndef MROCE_SRQ_H
 #define MROCE_SRQ_H
@@ -15,8 +16,7 @@
 
 #include "queue.h"
 
-struct mroce_batch;
-struct mroce_qp;
+struct mroce_rqe;
 struct mroce_rwqe;
 
 struct mroce_srq {
@@ -43,12 +43,14 @@ int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad);
 
-/* qp->lock held: the receive claimed for @rsn (claiming one if needed) */
-struct mroce_rwqe *mroce_srq_claim(struct mroce_qp *qp, u32 rsn,
-				   struct mroce_batch *b);
-/* qp->lock held: the claim @r is complete */
-void mroce_srq_release(struct mroce_qp *qp, struct mroce_rwqe *r);
-/* qp->lock held: complete every claim in progress with WR_FLUSH_ERR */
-void mroce_srq_flush_claims(struct mroce_qp *qp, struct mroce_batch *b);
+/* copy a receive ring entry into @r and validate it; false: unusable */
+bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
+		     u32 max_sge);
+/*
+ * The next receive of @srq into @r (validated): 1, or -1 when it was
+ * unusable (@r's wr_id is set: it completes in error), 0 when the SRQ is
+ * empty. May raise the limit event. Any context.
+ */
+int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r);
 
 #endif /* MROCE_SRQ_H */

@@ -13,6 +13,7 @@
 #include "mcast.h"
 #include "net.h"
 #include "qp.h"
+#include "resp.h"
 #include "ud.h"
 #include "mroce.h"
 
@@ -33,7 +34,7 @@ enum ib_wc_status mroce_ud_send(struct mroce_qp *qp, struct mroce_swqe *w,
 		return IB_WC_LOC_QP_OP_ERR;
 	skb = mroce_net_alloc(MRE_UD_LEN + w->length);
 	if (!skb) {
-		mroce_counter_inc(mdev, MROCE_CNT_TX_DROPS);
+		mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_NOMEM);
 		return IB_WC_SUCCESS;		/* unreliable: a loss */
 	}
 	if (w->opcode == IB_WR_SEND_WITH_IMM)
@@ -87,21 +88,26 @@ static void ud_deliver(struct mroce_qp *qp, void *ctx)
 	struct ud_rx *x = ctx;
 	const struct mre_pkt_ud *u = x->u;
 	struct mroce_cqe cqe = { .opcode = IB_WC_RECV };
+	enum mroce_counter why;
 	struct mroce_rwqe *r;
 	struct mroce_batch b;
 
 	if ((qp->ibqp.qp_type != IB_QPT_UD &&
 	     qp->ibqp.qp_type != IB_QPT_GSI) || u->qkey != qp->attr.qkey) {
-		mroce_counter_inc(x->mdev, MROCE_CNT_RX_DROPS);
+		mroce_counter_inc(x->mdev, MROCE_CNT_UD_DROP_QKEY);
 		return;
 	}
 	mroce_batch_init(&b);
 	spin_lock(&qp->lock);
-	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS)
+	if (qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS) {
+		why = MROCE_CNT_UD_DROP_STATE;
 		goto drop;
-	r = mroce_qp_rq_next(qp, &b);
-	if (!r)
-		goto drop;			/* no receive posted: lost */
+	}
+	r = mroce_rq_next(qp, &b);
+	if (!r) {
+		why = MROCE_CNT_UD_DROP_NO_RECV;	/* lost */
+		goto drop;
+	}
 	cqe.byte_len = GRH_LEN + u->plen;
 	cqe.src_qp = u->src_qpn;
 	cqe.wc_flags = IB_WC_GRH;
@@ -117,13 +123,13 @@ static void ud_deliver(struct mroce_qp *qp, void *ctx)
 		 mroce_sge_copy(qp, r->sge, r->num_sge, GRH_LEN,
 				(void *)x->payload, u->plen, true))
 		cqe.status = IB_WC_LOC_PROT_ERR;
-	mroce_qp_recv_done(qp, r, &cqe, u->udflags & MRE_DF_SOLICIT, &b);
+	mroce_rq_done(qp, r, &cqe, u->udflags & MRE_DF_SOLICIT, &b);
 	spin_unlock(&qp->lock);
 	mroce_batch_flush(&b);
 	return;
 drop:
 	spin_unlock(&qp->lock);
-	mroce_counter_inc(x->mdev, MROCE_CNT_RX_DROPS);
+	mroce_counter_inc(x->mdev, why);
 }
 
 /*
@@ -141,21 +147,20 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 	struct sockaddr_storage dst;
 	struct mroce_qp *qp;
 
-	mdev->ep.ctr.rx_ud++;
 	mroce_net_dst(skb, &dst);
 	if (mcast_qpn != mroce_addr_is_mcast(&dst)) {
-		mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+		mroce_counter_inc(mdev, MROCE_CNT_UD_DROP_DST);
 		return;
 	}
 	make_grh(skb, x.grh, &x.nt);
 	if (mcast_qpn) {
 		if (!mroce_mcast_rx(mdev, &dst, ud_deliver, &x))
-			mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+			mroce_counter_inc(mdev, MROCE_CNT_UD_DROP_NO_QP);
 		return;
 	}
 	qp = mroce_qp_lookup(mdev, pkt->ud.dst_qpn);
 	if (!qp) {
-		mroce_counter_inc(mdev, MROCE_CNT_RX_DROPS);
+		mroce_counter_inc(mdev, MROCE_CNT_UD_DROP_NO_QP);
 		return;
 	}
 	ud_deliver(qp, &x);

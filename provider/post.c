@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rdma/mroce-wr.h>
+
 #include "mroce.h"
 
 /* ---- CQ ------------------------------------------------------------------ */
@@ -195,35 +197,38 @@ void mroce_cq_ex_init(struct mroce_cq *cq)
 
 /* ---- SQ ------------------------------------------------------------------ */
 
+/* the QP type as the opcode table names it */
+static uint8_t qpt_bit(const struct ibv_qp *ibqp)
+{
+	switch (ibqp->qp_type) {
+	case IBV_QPT_RC:
+		return MROCE_QPT_RC;
+	case IBV_QPT_UC:
+		return MROCE_QPT_UC;
+	case IBV_QPT_UD:
+		return MROCE_QPT_UD;
+	default:
+		return 0;
+	}
+}
+
+/* may @ibqp post @op? (the table in mroce-wr.h, which the kernel reads too) */
 static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 {
-	switch (op) {
-	case IBV_WR_SEND:
-	case IBV_WR_SEND_WITH_IMM:
-		return 0;
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM:
-		return ibqp->qp_type == IBV_QPT_RC ||
-		       ibqp->qp_type == IBV_QPT_UC ? 0 : EINVAL;
-	case IBV_WR_RDMA_READ:
-	case IBV_WR_ATOMIC_CMP_AND_SWP:
-	case IBV_WR_ATOMIC_FETCH_AND_ADD:
-	case IBV_WR_SEND_WITH_INV:
-	case IBV_WR_LOCAL_INV:
-	case IBV_WR_BIND_MW:
-		/* not in UC or UD (IB spec): an invalid WR for the QP */
-		return ibqp->qp_type == IBV_QPT_RC ? 0 : EINVAL;
-	default:
+	const struct mroce_wr_op *o = mroce_wr_op(op);
+
+	if (!o)
 		return EOPNOTSUPP;	/* TSO, ATOMIC_WRITE, ... */
-	}
+	/* not in UC or UD (IB spec): an invalid WR for the QP */
+	return o->qp_types & qpt_bit(ibqp) ? 0 : EINVAL;
 }
 
 /* the operations whose data may be inline: the ones that send it */
 static bool inline_ok(enum ibv_wr_opcode op)
 {
-	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM ||
-	       op == IBV_WR_SEND_WITH_INV ||
-	       op == IBV_WR_RDMA_WRITE || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+	const struct mroce_wr_op *o = mroce_wr_op(op);
+
+	return o && o->flags & MROCE_WR_INLINE;
 }
 
 /*

@@ -64,13 +64,15 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	mre_cc_init(c);
 }
 
-void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem)
+void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem,
+		   const struct mre_addr *addr)
 {
 	const struct mre_config *cfg = &ep->cfg;
 	u8 *m = mem;
 
 	mre_memset(c, 0, sizeof(*c));
 	c->ep = ep;
+	c->addr = *addr;
 	c->npaths = (u8)cfg->npaths;
 	c->nplanes = (u8)cfg->nplanes;
 	c->window_log2 = (u8)cfg->window_log2;
@@ -119,8 +121,25 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 		c->ep->ops->conn_event(c, MRE_CONN_UP);
 }
 
-void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
-		      u32 blob_len)
+/* our blob, from the embedder's planes now */
+static void make_blob(struct mre_conn *c)
+{
+	struct mre_addr a[MRE_BLOB_MAX_PLANES];
+	u32 n;
+
+	c->blob_len = 0;
+	c->blob_planes = 0;
+	if (!c->ep->ops->our_planes)
+		return;
+	mre_memset(a, 0, sizeof(a));
+	n = c->ep->ops->our_planes(c->ep, c->addr.family, a);
+	c->blob_len = (u16)mre_wire_blob_put(c->blob, c->addr.family,
+					     MRE_MIN(n, (u32)MRE_BLOB_MAX_PLANES),
+					     a);
+	c->blob_planes = c->blob_len ? (u8)n : 0;
+}
+
+void mre_conn_connect(struct mre_conn *c, u64 now)
 {
 	/*
 	 * Reopening a failed connection: everything it carried is gone on
@@ -135,9 +154,7 @@ void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
 	}
 	if (c->state != MRE_CONN_CLOSED)
 		return;
-	c->blob_len = (u16)MRE_MIN(blob_len, (u32)MRE_MAX_BLOB);
-	if (c->blob_len)
-		mre_memcpy(c->blob, blob, c->blob_len);
+	make_blob(c);
 	c->state = MRE_CONN_CONNECTING;
 	c->connect_tries = 0;
 	c->connect_ivl = mre_cfg(c)->connect_ns;
@@ -172,8 +189,7 @@ void mre_conn_fail(struct mre_conn *c, enum mre_status st)
 		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
 }
 
-int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
-		    const u8 *blob, u32 blob_len)
+int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 {
 	int restarted = 0;
 
@@ -200,10 +216,7 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		conn_reset_seq(c, now);
 		restarted = 1;
 	}
-	if (blob_len) {		/* a new incarnation: what the embedder says now */
-		c->blob_len = (u16)MRE_MIN(blob_len, (u32)MRE_MAX_BLOB);
-		mre_memcpy(c->blob, blob, c->blob_len);
-	}
+	make_blob(c);		/* a new incarnation: our planes now */
 	mre_conn_established(c, pkt, now);
 	mre_send_connect(c, MRE_T_ACCEPT, now);
 	return restarted;

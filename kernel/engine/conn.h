@@ -96,6 +96,7 @@ enum mre_conn_state {
 
 struct mre_conn {
 	struct mre_ep *ep;
+	u64 clock;		/* the latest time the engine ran it at */
 	u32 cid;		/* ours: the peer puts it in dst_cid */
 	u32 remote_cid;
 	u8 state;
@@ -163,12 +164,16 @@ struct mre_conn {
 	u32 nstreams;
 	u32 ack_seq;		/* ACKs processed (RNR accounting) */
 
-	/* handshake */
+	/* handshake, and the peer's planes */
+	struct mre_addr addr;	/* the peer node's address (its plane 0) */
 	u64 connect_at;
 	u64 connect_ivl;
 	u32 connect_tries;
-	u16 blob_len;
+	u16 blob_len;		/* our blob, as sent in CONNECT / ACCEPT ... */
+	u8 blob_planes;		/* ... listing this many planes */
 	u8 blob[MRE_MAX_BLOB];
+	u8 peer_nplanes;	/* what the peer's blob said (0: nothing yet) */
+	struct mre_addr peer_planes[MRE_BLOB_MAX_PLANES];
 
 	void *priv;		/* the embedder's */
 };
@@ -178,6 +183,19 @@ struct mre_conn {
 static inline const struct mre_config *mre_cfg(const struct mre_conn *c)
 {
 	return &c->ep->cfg;
+}
+
+/*
+ * The time for an entry into @c: @now, or the latest time @c ran at if
+ * @now is older (mre_ep_rx() reads its clock before the embedder holds the
+ * connection; another holder may have run it at a later time meanwhile).
+ */
+static inline u64 mre_conn_clock(struct mre_conn *c, u64 now)
+{
+	if (now < c->clock)
+		return c->clock;
+	c->clock = now;
+	return now;
 }
 
 static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)

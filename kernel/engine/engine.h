@@ -20,17 +20,37 @@
  *   struct mre_stream  one per RC QP, embedded in the embedder's QP: message
  *                      cursors and read/atomic slots. Fixed size.
  *
+ * Entry points: mre_ep_rx() for every received datagram (it finds the
+ * connection: ep.h), mre_conn_run() for timers and sending, and the calls
+ * below for the embedder's own events (a QP connects, posts, goes away;
+ * planes change).
+ *
  * Concurrency: the caller serialises all calls that touch one connection and
  * its streams (the kernel glue holds the connection's lock around every
  * engine call and around mre_stream_* calls for streams of that
- * connection). Different connections may run in parallel; the mre_ep
- * counters are then updated without atomicity, which is acceptable for
- * statistics and nothing else depends on them. Callbacks run with that
- * serialisation held: they must not sleep and must not call back into the
- * engine for the same connection, except where a callback says otherwise.
+ * connection). mre_ep_rx() takes that serialisation through the embedder's
+ * lookups (mre_ops.conn_by_id and friends return a connection held) and
+ * returns the connection still held. Different connections may run in
+ * parallel; the mre_ep counters are then updated without atomicity, which
+ * is acceptable for statistics and nothing else depends on them.
+ *
+ * Callbacks run with that serialisation held: they must not sleep and do
+ * not call back into the engine. There is one exception, written on it:
+ * mre_ops.conn_new may set up the connection it creates
+ * (mre_conn_set_planes(), mre_conn_plane()) before handing it over, since
+ * the engine does not hold that connection yet (unit test
+ * demux_connect_from_unknown). Where a callback's outcome needs the engine
+ * to act, the callback says so in its return value (mre_ops.send_done
+ * returns true when more WQEs became available; the engine schedules the
+ * stream).
  *
  * Time is a u64 count of nanoseconds from an arbitrary origin, passed in by
- * the caller on every entry point. It must never go backwards.
+ * the caller on every entry point. It must never go backwards for one
+ * connection. mre_ep_rx() is the one entry whose time the embedder reads
+ * before it holds the connection (the lookup takes the lock), so another
+ * holder may have run the connection at a later time meanwhile: the engine
+ * keeps each connection's latest time (c->clock) and uses it when the
+ * time it is given is older.
  */
 #ifndef MRE_ENGINE_H
 #define MRE_ENGINE_H
@@ -47,25 +67,26 @@ u32 mre_conn_mem_size(const struct mre_config *cfg);
 
 /*
  * Set up @c with @mem (mre_conn_mem_size() bytes, any content) and a fresh
- * random connection id. The embedder keeps a table from id to connection.
+ * random connection id, towards the node at @addr (its plane-0 address:
+ * the family of the plane blobs, what mre_ops.conn_by_addr() looks for).
+ * The embedder keeps a table from id to connection.
  */
-void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem);
+void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem,
+		   const struct mre_addr *addr);
 
 /*
- * Active open: send CONNECT (blob: opaque, up to MRE_MAX_BLOB bytes). On a
+ * Active open: send CONNECT with our plane blob (mre_ops.our_planes). On a
  * FAILED connection this reopens it under a new connection id: the
  * embedder must re-key its id table (compare c->cid before and after).
  */
-void mre_conn_connect(struct mre_conn *c, u64 now, const u8 *blob,
-		      u32 blob_len);
+void mre_conn_connect(struct mre_conn *c, u64 now);
 
 /*
- * Passive open or repeated CONNECT: @pkt is a parsed CONNECT that the
- * embedder matched to @c (new or existing) by the sender's address.
- * Returns 1 when the peer restarted (its old state was flushed), else 0.
+ * Passive open or repeated CONNECT: @pkt is a parsed CONNECT for @c
+ * (mre_ep_rx() calls it; a test may too). Answers with ACCEPT. Returns 1
+ * when the peer restarted (its old state was flushed), else 0.
  */
-int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
-		    const u8 *blob, u32 blob_len);
+int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt);
 
 /* a parsed packet for @c (its dst_cid matched). @ce: IP header said CE */
 void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Engine endpoint: configuration, counters, first look at a datagram.
+ * Engine endpoint: configuration, counters, parsing a datagram.
  */
 #include "ep.h"
 #include "path.h"
@@ -50,6 +50,7 @@ void mre_config_default(struct mre_config *cfg)
 		.repath_loss_pct = 5,
 		.repath_factor = 4,
 		.tx_burst = 32,
+		.reset_burst = 100,
 	};
 }
 
@@ -102,8 +103,8 @@ int mre_ep_init(struct mre_ep *ep, const struct mre_ops *ops,
 	return 0;
 }
 
-long long mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
-		       struct mre_pkt *pkt)
+int mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
+		 struct mre_pkt *pkt)
 {
 	static const unsigned int drop_of[MRE_PARSE_MAX] = {
 		[MRE_PARSE_SHORT] = offsetof(struct mre_counters, drop_short),
@@ -122,27 +123,7 @@ long long mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
 		(*(u64 *)((char *)&ep->ctr + drop_of[e]))++;
 		return -1;
 	}
-	switch (pkt->type) {
-	case MRE_T_CONNECT:
-	case MRE_T_RESET:
-	case MRE_T_UD:
-		return 0;
-	}
-	return pkt->dst_cid;
-}
-
-u32 mre_ep_build_reset(struct mre_ep *ep, const struct mre_pkt *in, u8 *buf)
-{
-	struct mre_pkt p = {
-		.type = MRE_T_RESET,
-		.path = in->path,
-		.reset = { .cid = in->dst_cid, .reason = 0 },
-	};
-
-	ep->ctr.reset_tx++;
-	ep->ctr.tx_pkts++;
-	ep->ctr.tx_ctrl++;
-	return mre_wire_put(buf, &p);
+	return 0;
 }
 
 u32 mre_ud_build(u8 *buf, u32 dst_qpn, u32 src_qpn, u32 qkey, u32 imm,

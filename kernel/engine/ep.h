@@ -24,6 +24,7 @@ enum mre_status {
 	MRE_ST_LOC_LEN,		/* responder side: message longer than the receive */
 	MRE_ST_LOC_ACCESS,	/* responder side: the request broke our MR rules */
 	MRE_ST_FLUSH,		/* connection reset by the peer */
+	MRE_ST_LOC_PROT,	/* requester: a response's local buffer is gone */
 	MRE_ST_MAX
 };
 
@@ -63,6 +64,7 @@ struct mre_config {
 	u32 repath_loss_pct;	/* move a path whose loss exceeds this %, and ... */
 	u32 repath_factor;	/* ... this many times the connection's average */
 	u32 tx_burst;		/* most packets one mre_conn_run() sends */
+	u32 reset_burst;	/* RESETs sent per second at most (demux.c) */
 };
 
 /* fill cfg with the defaults documented in protocol.md */
@@ -91,7 +93,9 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(path_silent)	X(loss_silent)	X(loss_late)	X(reorder_up)	\
 	X(tx_tlp)	X(loss_tlp)					\
 	X(ack_asked)	X(ack_ooo)	X(ack_other)	X(ack_count)	\
-	X(ack_timer)
+	X(ack_timer)							\
+	X(drop_group)	X(drop_reset)	X(drop_conn_new) X(connect_later) \
+	X(reset_limited) X(drop_place)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;
@@ -179,11 +183,83 @@ enum mre_conn_event {
 	MRE_CONN_UP,		/* established: streams may send */
 	MRE_CONN_DEAD,		/* failed; its streams have been failed already */
 	MRE_CONN_PATH,		/* a path changed health (for logs / stats) */
+	MRE_CONN_PLANES,	/* the peer told its planes: c->peer_planes */
 };
 
+/*
+ * One received datagram, as the embedder hands it to mre_ep_rx(): the
+ * MetaRoCE packet (the UDP payload) and what the IP and UDP headers said.
+ */
+struct mre_rx {
+	const u8 *buf;
+	u32 len;
+	struct mre_addr src;	/* the sender's address */
+	struct mre_addr dst;	/* ours, that it was sent to */
+	u16 src_port;		/* the sender's UDP port: a RESET goes back there */
+	bool ce;		/* the IP header was CE-marked */
+	bool bcast;		/* it came as a link-layer broadcast */
+	void *ctx;		/* the embedder's, for its callbacks */
+};
+
+/* what mre_ops.conn_new did with a CONNECT from an unknown node */
+enum mre_new {
+	MRE_NEW_OK,		/* *c: a connection for it, held */
+	MRE_NEW_LATER,		/* kept the datagram: mre_ep_rx() again later */
+	MRE_NEW_REFUSED,	/* no connection (no memory, a limit): dropped */
+};
+
+/*
+ * The embedder's callbacks. Each runs with the embedder's serialisation of
+ * the connection concerned held and must not sleep. None calls back into
+ * the engine, except where its comment says so.
+ */
 struct mre_ops {
 	/* 64 random bits (source ports, connection ids, first TSNs) */
 	u64 (*random)(struct mre_ep *ep);
+
+	/* --- the demux (mre_ep_rx()): finding connections ------------------ */
+	/*
+	 * The connection whose id is @cid (ours: a packet's dst_cid), or the
+	 * one with the node at @peer (its address: c->addr), or NULL. A
+	 * connection returned is *held*: the embedder serialises it for the
+	 * engine from now until mre_ep_rx() returns it to the caller, who
+	 * lets go of it (runs it, unlocks). @rx is the datagram being handled.
+	 */
+	struct mre_conn *(*conn_by_id)(struct mre_ep *ep, const struct mre_rx *rx,
+				       u32 cid);
+	struct mre_conn *(*conn_by_addr)(struct mre_ep *ep,
+					 const struct mre_rx *rx,
+					 const struct mre_addr *peer);
+	/*
+	 * A CONNECT from @peer (its node address, reached from our @local),
+	 * which has no connection. MRE_NEW_OK: *@c is a new connection
+	 * (mre_conn_init() with @peer), held as above. Before returning it the
+	 * embedder may set it up with mre_conn_set_planes() and
+	 * mre_conn_plane(): the engine does not hold it yet, so these calls
+	 * are not re-entry. MRE_NEW_LATER: the embedder cannot allocate here;
+	 * it keeps the datagram and hands it to mre_ep_rx() again from where
+	 * it can. MRE_NEW_REFUSED: counted (drop_conn_new) and dropped.
+	 */
+	enum mre_new (*conn_new)(struct mre_ep *ep, const struct mre_rx *rx,
+				 const struct mre_addr *peer,
+				 const struct mre_addr *local,
+				 struct mre_conn **c);
+	/*
+	 * Our address of @family on each of our planes into @addrs
+	 * (MRE_BLOB_MAX_PLANES entries; family 0 where a plane has none);
+	 * returns the number of planes. What CONNECT and ACCEPT tell the peer
+	 * (the plane blob), and plane 0's address names us. NULL: no planes,
+	 * no blob.
+	 */
+	u32 (*our_planes)(struct mre_ep *ep, u8 family, struct mre_addr *addrs);
+	/* a parsed UD datagram (no connection) */
+	void (*ud_rx)(struct mre_ep *ep, const struct mre_rx *rx,
+		      const struct mre_pkt *pkt);
+	/* send @pkt (a RESET) back: from rx->dst to rx->src, port rx->src_port */
+	void (*reply)(struct mre_ep *ep, const struct mre_rx *rx, const u8 *pkt,
+		      u32 len);
+
+	/* --- the connection's packets out ----------------------------------- */
 	/*
 	 * Send one packet. The header is only valid during the call. Return 0
 	 * when sent or dropped locally (the engine recovers it like a loss),
@@ -191,16 +267,28 @@ struct mre_ops {
 	 * (the engine then answers the READ with a NAK).
 	 */
 	int (*xmit)(struct mre_conn *c, const struct mre_xmit *x);
+
+	/* --- the requester ---------------------------------------------------- */
 	/* the stream with local id @id attached to @c, or NULL */
 	struct mre_stream *(*stream)(struct mre_conn *c, u32 id);
 	/* send WQE number @msn of @s (counting from 0 at attach); false: not posted */
 	bool (*sq_get)(struct mre_stream *s, u32 msn, struct mre_wqe *w);
 	/*
+	 * WQE @msn is complete (in order). True when the completion let more
+	 * WQEs become available (the embedder ran local work queued behind
+	 * it): the engine then schedules @s (as mre_stream_kick() would).
+	 */
+	bool (*send_done)(struct mre_stream *s, u32 msn, enum mre_status st);
+
+	/* --- the responder ---------------------------------------------------- */
+	/*
 	 * Place a payload (WRITE, SEND, READ_RESP) or an atomic's original
 	 * value (ATOMIC_RESP, 8 bytes, host order). Return MRE_SYN_NONE,
 	 * MRE_SYN_RNR (no receive WQE posted for rsn: the packet is refused
 	 * and resent later), MRE_SYN_REM_ACCESS or MRE_SYN_REM_INV_REQ
-	 * (the message fails; the requester gets a NAK).
+	 * (the message fails; the requester gets a NAK). For READ_RESP and
+	 * ATOMIC_RESP (our own request's answer) anything but MRE_SYN_NONE
+	 * means our buffer is gone: the WQE completes with MRE_ST_LOC_PROT.
 	 */
 	int (*place)(struct mre_stream *s, const struct mre_place *p,
 		     const u8 *data);
@@ -213,10 +301,10 @@ struct mre_ops {
 	/* responder: execute an atomic once; *orig gets the old value */
 	int (*atomic)(struct mre_stream *s, const struct mre_atomic *a,
 		      u64 *orig);
-	/* requester: WQE @msn is complete (in order) */
-	void (*send_done)(struct mre_stream *s, u32 msn, enum mre_status st);
 	/* responder: receive @r->rsn is complete (in order) */
 	void (*recv_done)(struct mre_stream *s, const struct mre_recv_done *r);
+
+	/* --- errors and events ------------------------------------------------ */
 	/*
 	 * @s can go no further: move the QP to the error state and flush.
 	 * The engine has detached nothing; the embedder calls
@@ -238,6 +326,8 @@ struct mre_ep {
 	u32 act_epoch;
 	u32 act_cur;
 	u32 act_prev;
+	u64 reset_epoch;	/* RESET rate limit: this second started ... */
+	u32 reset_sent;		/* ... and this many went out in it */
 	void *priv;		/* the embedder's */
 };
 
@@ -246,19 +336,33 @@ int mre_ep_init(struct mre_ep *ep, const struct mre_ops *ops,
 		const struct mre_config *cfg);
 
 /*
- * First look at a received datagram. Parses and validates it completely
- * (counting the reason for a refusal); on success fills @pkt and returns
- * its destination connection id (0 for CONNECT and UD), else returns -1 and
- * the embedder drops the datagram. The embedder then finds the connection
- * by id (mre_conn_rx()), or for CONNECT by the sender's address
- * (mre_conn_accept()), or hands UD to its UD code; an unknown id is answered
- * with mre_ep_reset() unless the packet was itself a RESET.
+ * A received datagram (@rx): the one receive entry of the engine.
+ *
+ * It parses and validates the packet (each refusal counted under its own
+ * reason) and finds its connection through the embedder: DATA, ACK,
+ * ACCEPT and PROBE by their dst_cid (mre_ops.conn_by_id), RESET by its
+ * sender's address, CONNECT by the sender's node address (plane 0's
+ * address from its blob when it came by another plane; conn_by_addr),
+ * creating a connection for an unknown node (conn_new). It answers a
+ * packet for an unknown id with a RESET (mre_ops.reply, at most
+ * reset_burst a second), gives UD datagrams to mre_ops.ud_rx, learns the
+ * peer's planes from a CONNECT's or ACCEPT's blob, and hands the packet to
+ * its connection. Nothing that came off the wire is trusted before then.
+ *
+ * Returns the connection it delivered to, still held (see conn_by_id):
+ * the caller runs it (mre_conn_run()) and lets go of it. NULL when the
+ * datagram went to no connection (dropped, answered, UD, or kept by
+ * conn_new for later).
  */
-long long mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
-		       struct mre_pkt *pkt);
+struct mre_conn *mre_ep_rx(struct mre_ep *ep, u64 now, const struct mre_rx *rx);
 
-/* answer a packet for an unknown connection id (a RESET, header in @buf) */
-u32 mre_ep_build_reset(struct mre_ep *ep, const struct mre_pkt *pkt, u8 *buf);
+/*
+ * Parse and validate a datagram (mre_wire_parse()), counting it and the
+ * reason for a refusal: 0 when @pkt is good, else -1. mre_ep_rx() starts
+ * with it; the fuzzers call it alone.
+ */
+int mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
+		 struct mre_pkt *pkt);
 
 /* build a UD header into @buf (MRE_UD_LEN bytes); returns its length */
 u32 mre_ud_build(u8 *buf, u32 dst_qpn, u32 src_qpn, u32 qkey, u32 imm,

@@ -150,6 +150,7 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 		.op = d->op, .dflags = d->dflags, .msn = d->msn,
 		.offset = d->offset, .len = atomic ? 8 : d->plen,
 	};
+	int e = MRE_SYN_NONE;
 	u8 orig[8];
 
 	if (r->state != MRE_SLOT_WAIT || r->msn != d->msn ||
@@ -160,14 +161,19 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 	}
 	if (atomic) {
 		mre_memcpy(orig, &d->orig, 8);	/* host order for the embedder */
-		c->ep->ops->place(s, &pl, orig);
+		e = c->ep->ops->place(s, &pl, orig);
 		r->done = 8;
 	} else {
 		if (d->plen)
-			c->ep->ops->place(s, &pl, pkt->payload);
+			e = c->ep->ops->place(s, &pl, pkt->payload);
 		r->done += d->plen;
 	}
 	r->seen = 1;
+	if (e != MRE_SYN_NONE) {
+		/* our buffer for it went away (deregistered under the request) */
+		c->ep->ctr.drop_place++;
+		mre_stream_local_error(s, r->msn, MRE_ST_LOC_PROT);
+	}
 	if (r->done == r->len)
 		r->state = MRE_SLOT_DONE;
 	mre_stream_complete(s);

@@ -259,15 +259,15 @@ static enum mre_status nak_status(u32 syn)
 void mre_stream_complete(struct mre_stream *s)
 {
 	const struct mre_ops *ops = s->conn->ep->ops;
-	bool freed = false;
+	bool kick = false;
 
 	while (s->state != MRE_STREAM_ERROR && s->state != MRE_STREAM_DETACHED) {
 		u32 msn = s->comp_msn;
 
 		if (s->err && msn == s->err_msn) {
-			ops->send_done(s, msn, nak_status(s->err_st));
+			ops->send_done(s, msn, s->err_st);
 			s->comp_msn++;
-			mre_stream_fail(s, nak_status(s->err_st));
+			mre_stream_fail(s, s->err_st);
 			return;
 		}
 		if (msn == s->acked_msn || !mre_conn_mark_ok(s->conn, s))
@@ -280,13 +280,30 @@ void mre_stream_complete(struct mre_stream *s)
 				break;
 			r->state = MRE_SLOT_FREE;
 			s->rd_comp++;
-			freed = true;
+			kick = true;	/* a READ/ATOMIC or fence may go now */
 		}
 		s->comp_msn++;
-		ops->send_done(s, msn, MRE_ST_OK);
+		/* true: the embedder made more WQEs available (local ones ran) */
+		kick |= ops->send_done(s, msn, MRE_ST_OK);
 	}
-	if (freed)
-		mre_stream_kick(s);	/* a READ/ATOMIC or fence may go now */
+	if (kick)
+		mre_stream_kick(s);
+}
+
+/* message @msn fails with @st (the earliest failure wins); complete in order */
+static void msg_fails(struct mre_stream *s, u32 msn, enum mre_status st)
+{
+	if (!s->err || seq_lt(msn, s->err_msn)) {
+		s->err = true;
+		s->err_msn = msn;
+		s->err_st = (u8)st;
+	}
+	mre_stream_complete(s);
+}
+
+void mre_stream_local_error(struct mre_stream *s, u32 msn, enum mre_status st)
+{
+	msg_fails(s, msn, st);
 }
 
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
@@ -299,10 +316,5 @@ void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 	 */
 	if (s->uc)
 		return;
-	if (!s->err || seq_lt(msn, s->err_msn)) {
-		s->err = true;
-		s->err_msn = msn;
-		s->err_st = (u8)syn;
-	}
-	mre_stream_complete(s);
+	msg_fails(s, msn, nak_status(syn));
 }

@@ -92,8 +92,8 @@ struct mre_stream {
 	u32 comp_msn;		/* next to complete */
 	u32 rd_comp;		/* oldest rdsn not completed */
 	struct mre_rd_slot rq[MRE_RD_SLOTS];
-	bool err;		/* a NAK came for err_msn */
-	u8 err_st;
+	bool err;		/* message err_msn failed (a NAK, or locally) ... */
+	u8 err_st;		/* ... with this enum mre_status */
 	u32 err_msn;
 
 	/* responder */
@@ -116,6 +116,11 @@ void mre_stream_fail(struct mre_stream *s, enum mre_status st);
 bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq);
 /* the responder NAKed our message @msn (ignored by a UC stream) */
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn);
+/*
+ * Our message @msn failed here (its response could not be placed: the
+ * local buffer is gone): it completes with @st in order, the stream fails.
+ */
+void mre_stream_local_error(struct mre_stream *s, u32 msn, enum mre_status st);
 
 
 #endif /* MRE_STREAM_H */

@@ -111,6 +111,7 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	u64 next = 0, pace_at = 0;
 	u32 i;
 
+	now = mre_conn_clock(c, now);
 	if (c->state == MRE_CONN_CONNECTING)
 		return connect_timer(c, now);
 	if (c->state != MRE_CONN_ESTABLISHED)

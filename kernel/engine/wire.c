@@ -446,3 +446,72 @@ u32 mre_wire_put(u8 *b, const struct mre_pkt *p)
 	}
 	return 0;
 }
+
+u32 mre_addr_len(u8 family)
+{
+	return family == MRE_AF_INET ? 4 : family == MRE_AF_INET6 ? 16 : 0;
+}
+
+bool mre_addr_eq(const struct mre_addr *a, const struct mre_addr *b)
+{
+	u32 i, n = mre_addr_len(a->family);
+
+	if (a->family != b->family)
+		return false;
+	for (i = 0; i < n; i++)
+		if (a->a[i] != b->a[i])
+			return false;
+	return true;
+}
+
+bool mre_addr_is_group(const struct mre_addr *a)
+{
+	return (a->family == MRE_AF_INET && (a->a[0] & 0xf0) == 0xe0) ||
+	       (a->family == MRE_AF_INET6 && a->a[0] == 0xff);
+}
+
+u32 mre_wire_blob_put(u8 *buf, u8 family, u32 n, const struct mre_addr *addrs)
+{
+	u32 alen = mre_addr_len(family), k;
+
+	if (!alen || !n || n > MRE_BLOB_MAX_PLANES)
+		return 0;
+	buf[0] = MRE_BLOB_VERSION;
+	buf[1] = family;
+	buf[2] = (u8)n;
+	buf[3] = 0;
+	for (k = 0; k < n; k++) {
+		u8 *p = buf + MRE_BLOB_LEN(k, alen);
+
+		if (addrs[k].family == family)
+			mre_memcpy(p, addrs[k].a, alen);
+		else
+			mre_memset(p, 0, alen);	/* none: the peer skips it */
+	}
+	return MRE_BLOB_LEN(n, alen);
+}
+
+u32 mre_wire_blob_parse(const u8 *blob, u32 len, u8 family,
+			struct mre_addr *addrs)
+{
+	u32 alen = mre_addr_len(family), n, k, i;
+
+	if (!alen || len < MRE_BLOB_LEN(0, 0) || blob[0] != MRE_BLOB_VERSION ||
+	    blob[1] != family)
+		return 0;
+	n = blob[2];
+	if (!n || n > MRE_BLOB_MAX_PLANES || len < MRE_BLOB_LEN(n, alen))
+		return 0;
+	for (k = 0; k < n; k++) {
+		const u8 *p = blob + MRE_BLOB_LEN(k, alen);
+
+		mre_memset(&addrs[k], 0, sizeof(addrs[k]));
+		for (i = 0; i < alen && !p[i]; i++)
+			;
+		if (i == alen)
+			continue;		/* all zeros: the peer has none */
+		addrs[k].family = family;
+		mre_memcpy(addrs[k].a, p, alen);
+	}
+	return n;
+}

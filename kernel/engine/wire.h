@@ -21,8 +21,10 @@
  *	+---------------------------------------------------------------+
  *
  * The engine never reads or writes a field except through mre_wire_parse()
- * and the mre_wire_put_*() builders in wire.c; a received packet is fully
- * validated by mre_wire_parse() before any other code looks at it.
+ * and mre_wire_put() in wire.c; a received packet is fully validated by
+ * mre_wire_parse() before any other code looks at it. The plane blob that
+ * CONNECT and ACCEPT carry (protocol.md 4.4) is read and written only by
+ * mre_wire_blob_parse() and mre_wire_blob_put().
  */
 #ifndef MRE_WIRE_H
 #define MRE_WIRE_H
@@ -206,11 +208,49 @@ enum mre_parse_err {
 	MRE_PARSE_MAX
 };
 
+/*
+ * An IP address: what the embedder saw a datagram come from or go to, and
+ * what a plane blob carries. IPv4 in the first 4 bytes of a.
+ */
+#define MRE_AF_INET		4
+#define MRE_AF_INET6		6
+struct mre_addr {
+	u8 family;		/* MRE_AF_INET, MRE_AF_INET6; 0: none */
+	u8 a[16];
+};
+
+/* the plane blob, version 1 (protocol.md 4.4) */
+#define MRE_BLOB_VERSION	1
+#define MRE_BLOB_MAX_PLANES	8
+#define MRE_BLOB_LEN(n, alen)	(4 + (n) * (alen))
+
+MRE_STATIC_ASSERT(MRE_BLOB_LEN(MRE_BLOB_MAX_PLANES, 16) <= MRE_MAX_BLOB,
+		  "a blob of 8 IPv6 planes fits in CONNECT");
+
 enum mre_parse_err mre_wire_parse(const u8 *buf, u32 len, struct mre_pkt *pkt);
 /* header length of a DATA packet of this op (0: unknown op) */
 u32 mre_wire_data_hdr_len(u8 op);
 /* write the header of pkt into buf; returns bytes written (the header only) */
 u32 mre_wire_put(u8 *buf, const struct mre_pkt *pkt);
+/*
+ * The plane blob of @n planes (1..MRE_BLOB_MAX_PLANES) of @family into @buf
+ * (MRE_MAX_BLOB bytes): plane k's address is @addrs[k], all zeros when its
+ * family is not @family. Returns its length (0: @n or @family unusable).
+ */
+u32 mre_wire_blob_put(u8 *buf, u8 family, u32 n, const struct mre_addr *addrs);
+/*
+ * A peer's blob of @len bytes: its addresses of @family into @addrs
+ * (MRE_BLOB_MAX_PLANES entries; family 0 where it has none). Returns the
+ * number of planes, 0 when the blob is unusable (version, family, length,
+ * count 0 or over MRE_BLOB_MAX_PLANES); @addrs is then untouched.
+ */
+u32 mre_wire_blob_parse(const u8 *blob, u32 len, u8 family,
+			struct mre_addr *addrs);
+/* the length of an address of @family (4, 16; 0: none) */
+u32 mre_addr_len(u8 family);
+bool mre_addr_eq(const struct mre_addr *a, const struct mre_addr *b);
+/* an IPv4 or IPv6 multicast group */
+bool mre_addr_is_group(const struct mre_addr *a);
 const char *mre_wire_type_name(u8 type);
 const char *mre_wire_op_name(u8 op);
 

@@ -54,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mre_config cfg;
 	struct mre_ep ep;
 	u32 len = size > 0xffff ? 0xffff : (u32)size, hl, i;
-	long long cid;
+	int bad;
 
 	mre_config_default(&cfg);
 	if (mre_ep_init(&ep, &ops, &cfg))
@@ -62,12 +62,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&p, 0, sizeof(p));
 	memset(&q, 0, sizeof(q));
 	memset(&r, 0, sizeof(r));
-	cid = mre_ep_parse(&ep, data, len, &p);
-	if ((cid >= 0) != (mre_wire_parse(data, len, &q) == MRE_PARSE_OK))
+	bad = mre_ep_parse(&ep, data, len, &p);
+	if (!bad != (mre_wire_parse(data, len, &q) == MRE_PARSE_OK))
 		BUG();
-	if (drops(&ep.ctr) != (cid < 0))
+	if (drops(&ep.ctr) != !!bad)
 		BUG();
-	if (cid < 0)
+	if (bad)
 		return 0;
 	/* the payload (DATA, UD) follows the header; nothing else does */
 	if (p.hdr_len > len || (p.payload && p.payload != data + p.hdr_len))

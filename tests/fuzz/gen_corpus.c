@@ -2,11 +2,13 @@
 /*
  * Seed corpora for the fuzz targets, written by the engine's own builders.
  *
- *	gen-corpus WIRE_DIR CONN_DIR
+ *	gen-corpus WIRE_DIR CONN_DIR DEMUX_DIR
  *
- * WIRE_DIR gets one valid packet of every type (DATA of every op); CONN_DIR
- * gets record files for fuzz_conn (see there): each valid packet alone with
- * its dst_cid patched, and all of them in one sequence.
+ * WIRE_DIR gets one valid packet of every type (DATA of every op), and a
+ * CONNECT with a plane blob; CONN_DIR gets record files for fuzz_conn (see
+ * there): each valid packet alone with its dst_cid patched, and all of
+ * them in one sequence; DEMUX_DIR the same for fuzz_demux, from several
+ * senders, the blob's CONNECT from a node it names by another address.
  */
 #include "ep.h"
 #include "wire.h"
@@ -65,6 +67,12 @@ static void build(void)
 			      .path = 2, .dst_cid = 7, .psn = 9 };
 	struct mre_pkt u = { .type = MRE_T_UD, .ud = { .dst_qpn = 5, .src_qpn = 6,
 			     .qkey = 7, .plen = 64 } };
+	/* node 3 names itself 10.0.0.3 from its plane-1 address 10.0.0.5 */
+	struct mre_addr planes[2] = {
+		{ .family = MRE_AF_INET, .a = { 10, 0, 0, 3 } },
+		{ .family = MRE_AF_INET, .a = { 10, 0, 0, 5 } },
+	};
+	static u8 blob[MRE_MAX_BLOB];
 
 	data(MRE_OP_WRITE, fl, 512);
 	data(MRE_OP_SEND, fl | MRE_DF_RECV | MRE_DF_IMM, 512);
@@ -82,6 +90,11 @@ static void build(void)
 	add(&r, 0);
 	add(&pr, 0);
 	add(&u, 64);
+	c.type = MRE_T_CONNECT;
+	c.dst_cid = 0;
+	c.connect.blob = blob;
+	c.connect.blob_len = (u16)mre_wire_blob_put(blob, MRE_AF_INET, 2, planes);
+	add(&c, 0);
 }
 
 static void put_file(const char *dir, const char *name, u32 i, const u8 *b,
@@ -114,8 +127,8 @@ int main(int argc, char **argv)
 	u8 one[3 + sizeof(pk[0])];
 	u32 i, n = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: gen-corpus WIRE_DIR CONN_DIR\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: gen-corpus WIRE_DIR CONN_DIR DEMUX_DIR\n");
 		return 2;
 	}
 	build();
@@ -125,5 +138,13 @@ int main(int argc, char **argv)
 		n += record(seq + n, i, (u8)(1 | (i & 1) << 1 | 1 << 3));
 	}
 	put_file(argv[2], "seq", 0, seq, n);
+	/* fuzz_demux: from node 1 with its id, then from others, group, v6 */
+	for (i = 0, n = 0; i < np; i++) {
+		put_file(argv[3], "one", i, one, record(one, i, 1 | 0x40));
+		n += record(seq + n, i, (u8)((i % 8) | (i & 1) << 6 |
+					     (i % 5 == 0) << 5));
+	}
+	put_file(argv[3], "one", np, one, record(one, np - 1, 5));
+	put_file(argv[3], "seq", 0, seq, n);
 	return 0;
 }

@@ -102,6 +102,10 @@ static bool m_sq_get(struct mre_stream *s, u32 msn, struct mre_wqe *w)
 
 	if (!seq_lt(msn, qp->sq_posted) || qp->sq_posted - msn > MDL_SQ)
 		return false;
+	/* behind a local WQE that runs once everything before it completed */
+	if (qp->local_at && seq_ge(msn, qp->local_at) &&
+	    qp->sq_done != qp->local_at)
+		return false;
 	*w = qp->sq[msn % MDL_SQ].w;
 	return true;
 }
@@ -155,6 +159,8 @@ static int m_place(struct mre_stream *s, const struct mre_place *p,
 		return MRE_SYN_NONE;
 	case MRE_OP_READ_RESP:
 	case MRE_OP_ATOMIC_RESP:
+		if (qp->resp_gone)
+			return MRE_SYN_REM_ACCESS;	/* our buffer went away */
 		sw = &qp->sq[p->msn % MDL_SQ];
 		if (p->offset + p->len > (p->op == MRE_OP_ATOMIC_RESP ? 8 : sw->w.len)) {
 			n->bad_place++;
@@ -209,7 +215,7 @@ static void log_cqe(struct mdl_qp *qp, const struct mdl_cqe *e)
 	}
 }
 
-static void m_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
+static bool m_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
 {
 	struct mdl_qp *qp = qp_of(s);
 	struct mdl_cqe e = {
@@ -222,6 +228,12 @@ static void m_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
 		qp->order_violations++;
 	qp->sq_done = msn + 1;
 	log_cqe(qp, &e);
+	/* the local WQE at local_at runs now: what follows it may go */
+	if (qp->local_at && qp->sq_done == qp->local_at) {
+		qp->local_at = 0;
+		return true;
+	}
+	return false;
 }
 
 static void m_recv_done(struct mre_stream *s, const struct mre_recv_done *r)
@@ -244,6 +256,93 @@ static void m_stream_error(struct mre_stream *s, enum mre_status st)
 	qp_of(s)->fatal = st ? (u8)st : 255;
 }
 
+struct mre_addr mdl_addr(u32 id)
+{
+	struct mre_addr a = {
+		.family = MRE_AF_INET,
+		.a = { 10, 0, (u8)(id >> 8), (u8)id },
+	};
+
+	return a;
+}
+
+/* the node an address names (MDL_MAX_PEERS: none) */
+static u32 node_of_addr(const struct mre_addr *a)
+{
+	u32 id = (u32)a->a[2] << 8 | a->a[3];
+
+	if (a->family != MRE_AF_INET || a->a[0] != 10 || a->a[1] ||
+	    id >= MDL_MAX_PEERS)
+		return MDL_MAX_PEERS;
+	return id;
+}
+
+static struct mre_conn *m_conn_by_id(struct mre_ep *ep,
+				     const struct mre_rx *rx, u32 cid)
+{
+	struct mdl_node *n = node_of_ep(ep);
+	u32 i;
+
+	for (i = 0; i < MDL_MAX_PEERS; i++)
+		if (n->conns[i] && n->conns[i]->cid == cid)
+			return n->conns[i];
+	return NULL;
+}
+
+static struct mre_conn *m_conn_by_addr(struct mre_ep *ep,
+				       const struct mre_rx *rx,
+				       const struct mre_addr *peer)
+{
+	struct mdl_node *n = node_of_ep(ep);
+	u32 id = node_of_addr(peer);
+
+	return id < MDL_MAX_PEERS ? n->conns[id] : NULL;
+}
+
+static enum mre_new m_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
+			       const struct mre_addr *peer,
+			       const struct mre_addr *local,
+			       struct mre_conn **c)
+{
+	struct mdl_node *n = node_of_ep(ep);
+	u32 id = node_of_addr(peer);
+
+	n->conn_news++;
+	if (!n->new_conn || id >= MDL_MAX_PEERS)
+		return MRE_NEW_REFUSED;
+	*c = n->new_conn(n, id);
+	return *c ? MRE_NEW_OK : MRE_NEW_REFUSED;
+}
+
+static u32 m_our_planes(struct mre_ep *ep, u8 family, struct mre_addr *addrs)
+{
+	struct mdl_node *n = node_of_ep(ep);
+	u32 k;
+
+	for (k = 0; k < n->nplanes && k < MRE_BLOB_MAX_PLANES; k++)
+		addrs[k] = n->planes[k];
+	return k;
+}
+
+static void m_ud_rx(struct mre_ep *ep, const struct mre_rx *rx,
+		    const struct mre_pkt *pkt)
+{
+	node_of_ep(ep)->ud_rx++;
+}
+
+/* a RESET back to the sender, by the harness's wire */
+static void m_reply(struct mre_ep *ep, const struct mre_rx *rx, const u8 *pkt,
+		    u32 len)
+{
+	struct mdl_node *n = node_of_ep(ep);
+	struct mre_xmit x = { .hdr = pkt, .hdr_len = len, .src_port = 49152 };
+	u32 to = node_of_addr(&rx->src);
+
+	n->replies++;
+	if (to < MDL_MAX_PEERS && n->out)
+		n->out(n, to, &x, pkt, len);
+}
+
 static void m_conn_event(struct mre_conn *c, enum mre_conn_event ev)
 {
 	struct mdl_node *n = node_of_ep(c->ep);
@@ -252,10 +351,18 @@ static void m_conn_event(struct mre_conn *c, enum mre_conn_event ev)
 		n->conn_ups++;
 	else if (ev == MRE_CONN_DEAD)
 		n->conn_deads++;
+	else if (ev == MRE_CONN_PLANES)
+		n->planes_learned++;
 }
 
 const struct mre_ops mdl_ops = {
 	.random = m_random,
+	.conn_by_id = m_conn_by_id,
+	.conn_by_addr = m_conn_by_addr,
+	.conn_new = m_conn_new,
+	.our_planes = m_our_planes,
+	.ud_rx = m_ud_rx,
+	.reply = m_reply,
 	.xmit = m_xmit,
 	.stream = m_stream,
 	.sq_get = m_sq_get,
@@ -281,7 +388,9 @@ void mdl_node_init(struct mdl_node *n, u32 id, u64 seed,
 struct mre_conn *mdl_conn(struct mdl_node *n, u32 peer, struct mre_conn *c,
 			  void *mem)
 {
-	mre_conn_init(c, &n->ep, mem);
+	struct mre_addr a = mdl_addr(peer);
+
+	mre_conn_init(c, &n->ep, mem, &a);
 	c->priv = (void *)(MDL_UINTPTR)peer;
 	n->conns[peer] = c;
 	n->conn_mem[peer] = mem;
@@ -346,31 +455,13 @@ void mdl_post_recv(struct mdl_qp *qp, u8 *buf, u32 len, u64 wr_id)
 void mdl_rx(struct mdl_node *n, u32 from, const u8 *buf, u32 len, bool ce,
 	    u64 now)
 {
-	struct mre_conn *c = from < MDL_MAX_PEERS ? n->conns[from] : NULL;
-	struct mre_pkt pkt;
-	long long cid = mre_ep_parse(&n->ep, buf, len, &pkt);
+	struct mre_rx rx = {
+		.buf = buf, .len = len, .src = mdl_addr(from),
+		.dst = mdl_addr(n->id), .src_port = 49152, .ce = ce,
+	};
+	struct mre_conn *c = mre_ep_rx(&n->ep, now, &rx);
 
-	if (cid < 0 || !c)
-		return;
-	switch (pkt.type) {
-	case MRE_T_CONNECT:
-		mre_conn_accept(c, now, &pkt, pkt.connect.blob,
-				pkt.connect.blob_len);
-		break;
-	case MRE_T_UD:
-		n->ep.ctr.rx_ud++;
-		return;
-	case MRE_T_RESET:
-		mre_conn_rx(c, now, &pkt, ce);
-		break;
-	default:
-		if ((u32)cid != c->cid) {
-			n->ep.ctr.drop_no_conn++;
-			return;
-		}
-		mre_conn_rx(c, now, &pkt, ce);
-	}
-	if (!n->rx_no_run)
+	if (c && !n->rx_no_run)
 		mre_conn_run(c, now);
 }
 
@@ -385,7 +476,7 @@ u64 mdl_run(struct mdl_node *n, u64 now)
 		if (!c)
 			continue;
 		if (c->state == MRE_CONN_CLOSED && c->nstreams)
-			mre_conn_connect(c, now, NULL, 0);
+			mre_conn_connect(c, now);
 		d = mre_conn_run(c, now);
 		if (d && (!next || d < next))
 			next = d;

@@ -82,6 +82,13 @@ struct mdl_qp {
 	u8 fatal;		/* stream_error status (0: none) */
 	u32 order_violations;	/* a completion out of posting order */
 	u64 placed_bytes;	/* payload placed for this QP (per-flow goodput) */
+	/*
+	 * A local WQE (the kernel's BIND_MW) before message local_at (0: none):
+	 * messages from it on are not posted as far as the engine can see
+	 * until every one before has completed; send_done then says so.
+	 */
+	u32 local_at;
+	bool resp_gone;		/* READ/ATOMIC responses find no buffer (MR gone) */
 };
 
 struct mdl_node {
@@ -102,6 +109,15 @@ struct mdl_node {
 	u32 bad_place;		/* placement outside a target was attempted */
 	u32 conn_ups;
 	u32 conn_deads;
+	u32 planes_learned;	/* MRE_CONN_PLANES events */
+	u32 conn_news;		/* conn_new asked (CONNECT from an unknown node) */
+	u32 replies;		/* RESETs the demux sent back */
+	u32 ud_rx;		/* UD datagrams handed over */
+	/* the node's planes, for its blob (0: no blob, as without planes) */
+	u32 nplanes;
+	struct mre_addr planes[MRE_BLOB_MAX_PLANES];
+	/* conn_new: a connection for node @peer, or NULL (NULL hook: refuse) */
+	struct mre_conn *(*new_conn)(struct mdl_node *n, u32 peer);
 	/*
 	 * The harness owns the transmit schedule (a simulated NIC that asks
 	 * for packets when its wire is free): mdl_rx() then only hands the
@@ -131,7 +147,9 @@ void mdl_qp_init(struct mdl_node *n, struct mdl_qp *qp, u32 qpn, u32 peer,
 u32 mdl_post_send(struct mdl_qp *qp, const struct mre_wqe *w, u8 *buf,
 		  u64 wr_id);
 void mdl_post_recv(struct mdl_qp *qp, u8 *buf, u32 len, u64 wr_id);
-/* hand a received datagram to the node (as the kernel glue would) */
+/* the address of node @id: 10.0.id>>8.id, family MRE_AF_INET */
+struct mre_addr mdl_addr(u32 id);
+/* hand a received datagram from node @from to the node (mre_ep_rx()) */
 void mdl_rx(struct mdl_node *n, u32 from, const u8 *pkt, u32 len, bool ce,
 	    u64 now);
 /* run every connection's timers/transmit; returns the earliest deadline */

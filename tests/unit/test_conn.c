@@ -765,7 +765,7 @@ MRE_TEST(conn_reopen_after_failure)
 	b2 = MRE_ALLOC(test, sizeof(*b2));
 	pair_qps(r.p, a2, b2, 40, 1024);
 	old = r.p->c[0].cid;
-	mre_conn_connect(&r.p->c[0], r.p->now, NULL, 0);
+	mre_conn_connect(&r.p->c[0], r.p->now);
 	MRE_EXPECT_NE(test, r.p->c[0].cid, old);
 	{
 		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 8 * KB,
@@ -890,6 +890,58 @@ MRE_TEST(conn_many_streams)
 	MRE_EXPECT_EQ(test, r.p->c[0].nstreams, 33);
 }
 
+/*
+ * A READ whose local buffer went away (its MR deregistered under the
+ * request) while the response was on its way: the WQE completes with a
+ * local protection error, not with success and the data missing, and the
+ * QP fails (what follows is flushed); the WRITE before it is unharmed.
+ */
+MRE_TEST(conn_read_buffer_gone)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 8 * KB };
+	u8 *lbuf;
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	lbuf = MRE_ALLOC(test, BUF);
+	write(&r, 0, 4 * KB, 1);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	mdl_post_send(r.a, &w, lbuf, 2);
+	write(&r, 64 * KB, 4 * KB, 3);
+	r.a->resp_gone = true;
+	pair_run(r.p, 2000000000ULL);
+	MRE_ASSERT(test, r.a->nlog >= 2);
+	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->log[1].wr_id, 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_LOC_PROT);
+	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_LOC_PROT);
+	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.drop_place, 1);
+	MRE_EXPECT_EQ(test, r.a->order_violations, 0);
+}
+
+/*
+ * A local WQE (a memory window bind) sits between two messages: the
+ * engine finds the second not yet posted, goes idle, and resumes when the
+ * first's completion lets the local one run (send_done says so): nothing
+ * else kicks the stream.
+ */
+MRE_TEST(conn_local_wqe_resumes)
+{
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);
+	write(&r, 8 * KB, 4 * KB, 2);
+	r.a->local_at = 1;
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].wr_id, 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->local_at, 0);
+	MRE_EXPECT(test, same(r.src + 8 * KB, r.dst + 8 * KB, 4 * KB));
+}
+
 MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
 	  MRE_CASE(conn_write_lossless),
@@ -921,4 +973,6 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_stream_vanishes_in_flight),
 	  MRE_CASE(conn_idle_then_send),
 	  MRE_CASE(conn_lost_connect),
-	  MRE_CASE(conn_many_streams));
+	  MRE_CASE(conn_many_streams),
+	  MRE_CASE(conn_read_buffer_gone),
+	  MRE_CASE(conn_local_wqe_resumes));

@@ -372,8 +372,10 @@ MRE_TEST(cc_rate_hint_and_pacing)
 	/* four senders active in this epoch: a quarter each */
 	c2 = MRE_ALLOC(test, sizeof(*c2) * 3);
 	for (i = 0; i < 3; i++) {
+		struct mre_addr a = mdl_addr(2 + i);
+
 		mre_conn_init(&c2[i], &o->n.ep,
-			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)));
+			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)), &a);
 		mre_cc_rx_activity(&c2[i], o->now);
 	}
 	mre_cc_rx_activity(&o->c, o->now);
@@ -408,12 +410,14 @@ MRE_TEST(cc_hint_counts_handshakes)
 	o = one_new(test, &cfg);
 	c2 = MRE_ALLOC(test, sizeof(*c2) * 4);
 	for (i = 0; i < 4; i++) {
+		struct mre_addr a = mdl_addr(2 + i);
+
 		mre_conn_init(&c2[i], &o->n.ep,
-			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)));
+			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)), &a);
 		con.connect.src_cid = 100 + i;
 		con.connect.window_log2 = 10;
 		con.connect.npaths = 8;
-		mre_conn_accept(&c2[i], o->now, &con, NULL, 0);
+		mre_conn_accept(&c2[i], o->now, &con);
 		MRE_EXPECT_EQ(test, c2[i].state, MRE_CONN_ESTABLISHED);
 	}
 	/* four peers connected, none has sent data yet */

@@ -20,6 +20,14 @@
  * refuse refused on both sides with the registered memory untouched.
  * Prints "ok"/"not ok" per check, then "N passed, N failed"; exit 1 on any
  * failure, 2 when setup fails.
+ *
+ *	mroce-wr-check --sink-gone DEV_A GIDX_A DEV_B GIDX_B
+ *
+ * checks only this: a READ, then an ATOMIC, whose local buffer's MR is
+ * deregistered while the response is on its way completes with
+ * IBV_WC_LOC_PROT_ERR (not SUCCESS with the data missing) and leaves the
+ * requester's QP in ERR. The caller makes the response late (wr-check.sh
+ * delays the responder's packets with netem).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1569,18 +1577,73 @@ static void check_mcast(struct side *a, struct side *b)
 		;	/* the flushed receives */
 }
 
+/*
+ * a READs (or fetch-adds) from b into a buffer of its own, and deregisters
+ * that buffer's MR right after posting: the response finds no MR.
+ */
+static void sink_gone(struct side *a, struct side *b, int atomic)
+{
+	struct mwenv e = { .a = a, .b = b };
+	uint8_t *sink = aligned_alloc(4096, BUF);
+	const char *what = atomic ? "ATOMIC" : "READ";
+	char desc[160];
+	struct ibv_mr *mr;
+	struct ibv_wc wc;
+	int st, i;
+
+	e.buf = aligned_alloc(4096, MWBUF);
+	if (!sink || !e.buf)
+		die("buffers");
+	mr = ibv_reg_mr(a->pd, sink, BUF, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		die("sink MR");
+	pair_open(&e);
+	ibv_wr_start(e.xa);
+	e.xa->wr_id = 0xc1;
+	e.xa->wr_flags = IBV_SEND_SIGNALED;
+	if (atomic)
+		ibv_wr_atomic_fetch_add(e.xa, b->mr->rkey, (uintptr_t)b->buf, 1);
+	else
+		ibv_wr_rdma_read(e.xa, b->mr->rkey, (uintptr_t)b->buf);
+	ibv_wr_set_sge(e.xa, mr->lkey, (uintptr_t)sink, atomic ? 8 : BUF);
+	if (ibv_wr_complete(e.xa))
+		die("post");
+	snprintf(desc, sizeof(desc), "%s in flight: its sink MR deregistered",
+		 what);
+	check(!ibv_dereg_mr(mr), desc);
+	st = wc_status(a->cq, 0xc1, &wc);
+	snprintf(desc, sizeof(desc), "%s: completes with LOC_PROT_ERR (got %s)",
+		 what, st < 0 ? "none" : ibv_wc_status_str(st));
+	check(st == IBV_WC_LOC_PROT_ERR, desc);
+	for (i = 0; i < 100 && qp_state(e.qa) != IBV_QPS_ERR; i++)
+		usleep(10000);
+	snprintf(desc, sizeof(desc), "%s: requester QP in ERR", what);
+	check(qp_state(e.qa) == IBV_QPS_ERR, desc);
+	pair_close(&e);
+	free(e.buf);
+	free(sink);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
+	int gone = argc > 1 && !strcmp(argv[1], "--sink-gone");
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: %s DEV_A GIDX_A DEV_B GIDX_B\n",
+	if (argc != 5 + gone) {
+		fprintf(stderr, "usage: %s [--sink-gone] DEV_A GIDX_A DEV_B GIDX_B\n",
 			argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	argv += gone;
 	side_open(&a, argv[1], atoi(argv[2]));
 	side_open(&b, argv[3], atoi(argv[4]));
+	if (gone) {
+		sink_gone(&a, &b, 0);
+		sink_gone(&a, &b, 1);
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
+	}
 	check_create(&a);
 	check_rc(&a, &b);
 	check_ud(&a, &b);

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Module parameters (see param.h). All are read-only after load except
+ * fill_mtu; the engine's are read when a device is created.
+ */
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/time64.h>
+
+#include "engine.h"
+#include "param.h"
+#include "socket.h"
+
+static ushort udp_port = MROCE_DEFAULT_UDP_PORT;
+module_param(udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port,
+		 "UDP port of MetaRoCE in every namespace (default 4796; 0, 4791 (RoCEv2) and 4793 (UET) are refused)");
+
+u16 mroce_param_udp_port(void)
+{
+	return udp_port;
+}
+
+static uint npaths = 8;
+module_param(npaths, uint, 0444);
+MODULE_PARM_DESC(npaths, "paths (UDP source ports) per connection, 1..64 (default 8)");
+static uint window = 10;
+module_param(window, uint, 0444);
+MODULE_PARM_DESC(window, "log2 of the TSN window per connection, 4..16 (default 10: 1024 packets)");
+static uint rto_min_us = 5000;
+module_param(rto_min_us, uint, 0444);
+MODULE_PARM_DESC(rto_min_us, "smallest path retransmission timeout, microseconds (default 5000)");
+static uint rto_init_us = 20000;
+module_param(rto_init_us, uint, 0444);
+MODULE_PARM_DESC(rto_init_us, "retransmission timeout before any RTT sample, microseconds (default 20000)");
+/*
+ * ACKs: a software endpoint pays for every packet it handles, an ACK as
+ * much as a data packet, and its paths each see a packet every tens or
+ * hundreds of microseconds. The sender asks for the ACKs it needs (twice
+ * per window, at the end of each message, tail probes), so the receiver's
+ * own rules can be lazy: every 8 packets of a path, 500 us at most, and
+ * no ACK at once for reordering (a host sending from two CPUs reorders
+ * all the time). The engine's defaults (every 2, 8 us, at once) are a
+ * datacenter NIC's.
+ */
+static uint ack_delay_us = 500;
+module_param(ack_delay_us, uint, 0444);
+MODULE_PARM_DESC(ack_delay_us, "longest delay of an ACK, microseconds (default 500)");
+static uint dead_ms = 5000;
+module_param(dead_ms, uint, 0444);
+MODULE_PARM_DESC(dead_ms, "no ACK for this long with data outstanding fails a connection, ms (default 5000)");
+static uint link_mbps;
+module_param(link_mbps, uint, 0444);
+MODULE_PARM_DESC(link_mbps, "receive capacity advertised in rate hints, Mbit/s (default 0: no hints)");
+static uint init_cwnd = 16;
+module_param(init_cwnd, uint, 0444);
+MODULE_PARM_DESC(init_cwnd, "initial window of a path, packets (default 16)");
+static uint ack_freq = 8;
+module_param(ack_freq, uint, 0444);
+MODULE_PARM_DESC(ack_freq, "acknowledge every this many packets of a path, 1..64 (default 8)");
+static bool ack_ooo;
+module_param(ack_ooo, bool, 0444);
+MODULE_PARM_DESC(ack_ooo, "acknowledge a packet that arrives out of order at once (default N)");
+static uint tx_burst = 32;
+module_param(tx_burst, uint, 0444);
+MODULE_PARM_DESC(tx_burst, "most packets one connection sends before letting others run (default 32)");
+
+void mroce_engine_config(struct mre_config *cfg)
+{
+	mre_config_default(cfg);
+	cfg->npaths = npaths;
+	cfg->window_log2 = window;
+	cfg->conn_max_cwnd = 1u << min(window, 16u);
+	cfg->rto_min_ns = (u64)rto_min_us * NSEC_PER_USEC;
+	cfg->rto_init_ns = max_t(u64, (u64)rto_init_us * NSEC_PER_USEC,
+				 cfg->rto_min_ns);
+	cfg->ack_delay_ns = (u64)ack_delay_us * NSEC_PER_USEC;
+	cfg->dead_ns = (u64)dead_ms * NSEC_PER_MSEC;
+	cfg->link_mbps = link_mbps;
+	cfg->init_cwnd = init_cwnd;
+	cfg->ack_freq = ack_freq;
+	cfg->tx_burst = tx_burst;
+	cfg->ack_ooo_now = ack_ooo;
+	/* software endpoints jitter by milliseconds: probe gently */
+	cfg->probe_min_ns = max_t(u64, cfg->probe_min_ns, 4 * cfg->rto_min_ns);
+	cfg->connect_ns = max_t(u64, cfg->connect_ns, cfg->rto_init_ns);
+	cfg->active_ns = max_t(u64, cfg->active_ns, cfg->rto_min_ns);
+}
+
+static bool fill_mtu = true;
+module_param(fill_mtu, bool, 0644);
+MODULE_PARM_DESC(fill_mtu, "RC packets carry as much payload as the netdev MTU allows, not only the QP's path MTU (default Y)");
+
+bool mroce_param_fill_mtu(void)
+{
+	return READ_ONCE(fill_mtu);
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The module parameters, all in param.c (Documentation/mroce.rst lists
+ * every one): the UDP port, the engine's configuration and fill_mtu.
+ */
+#ifndef MROCE_PARAM_H
+#define MROCE_PARAM_H
+
+#include <linux/types.h>
+
+struct mre_config;
+
+/* the MetaRoCE UDP port (udp_port) */
+u16 mroce_param_udp_port(void);
+/* the engine configuration the parameters describe (for a new device) */
+void mroce_engine_config(struct mre_config *cfg);
+/* fill_mtu: RC packets as large as the netdev MTU allows */
+bool mroce_param_fill_mtu(void);
+
+#endif /* MROCE_PARAM_H */

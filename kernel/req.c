@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The requester (see req.h).
+ */
+#include <rdma/mroce-wr.h>
+
+#include "batch.h"
+#include "cq.h"
+#include "mr.h"
+#include "net.h"
+#include "peer.h"
+#include "qp.h"
+#include "req.h"
+#include "resp.h"
+#include "ud.h"
+#include "mroce.h"
+
+/* the table's values are the kernel's and the wire's */
+static_assert(MROCE_WIRE_SEND == MRE_OP_SEND &&
+	      MROCE_WIRE_WRITE == MRE_OP_WRITE &&
+	      MROCE_WIRE_READ_REQ == MRE_OP_READ_REQ &&
+	      MROCE_WIRE_ATOMIC_REQ == MRE_OP_ATOMIC_REQ);
+static_assert(MROCE_AOP_CMP_SWP == MRE_AOP_CMP_SWP &&
+	      MROCE_AOP_FETCH_ADD == MRE_AOP_FETCH_ADD);
+static_assert((int)IB_UVERBS_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE &&
+	      (int)IB_UVERBS_ACCESS_REMOTE_READ == (int)IB_ACCESS_REMOTE_READ &&
+	      (int)IB_UVERBS_ACCESS_REMOTE_ATOMIC == (int)IB_ACCESS_REMOTE_ATOMIC &&
+	      (int)IB_UVERBS_ACCESS_LOCAL_WRITE == (int)IB_ACCESS_LOCAL_WRITE);
+static_assert((int)IB_UVERBS_WR_BIND_MW == (int)IB_WR_BIND_MW &&
+	      (int)IB_UVERBS_WR_SEND_WITH_INV == (int)IB_WR_SEND_WITH_INV &&
+	      (int)IB_UVERBS_WC_LOCAL_INV == (int)IB_WC_LOCAL_INV &&
+	      (int)IB_UVERBS_WC_FETCH_ADD == (int)IB_WC_FETCH_ADD);
+
+static u8 qp_type_bit(const struct mroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return MROCE_QPT_RC;
+	case IB_QPT_UC:
+		return MROCE_QPT_UC;
+	default:
+		return MROCE_QPT_UD;	/* UD, GSI */
+	}
+}
+
+/* --- taking WQEs: copy, validate ------------------------------------------- */
+
+static u8 check_sges(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
+		     int access, u32 *total)
+{
+	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct mroce_mr *mr;
+
+		sum += sge[i].length;
+		if (!sge[i].length)
+			continue;
+		mr = mroce_mr_get(mroce_qp_dev(qp), qp->ibqp.pd, sge[i].lkey,
+				  sge[i].addr, sge[i].length, access, false);
+		if (!mr)
+			return IB_WC_LOC_PROT_ERR;
+		mroce_mr_put(mr);
+	}
+	if (sum > MROCE_MAX_MSG)
+		return IB_WC_LOC_LEN_ERR;
+	*total = sum;
+	return IB_WC_SUCCESS;
+}
+
+/* the data of a message WQE: inline bytes, or its SGEs, checked */
+static void take_data(struct mroce_qp *qp, const struct mroce_sqe *e,
+		      struct mroce_swqe *w, const struct mroce_wr_op *o)
+{
+	u32 room = qp->swq_stride - sizeof(*w), n = READ_ONCE(e->num_sge);
+	u32 len = 0;
+
+	if (w->flags & IB_SEND_INLINE && o->flags & MROCE_WR_INLINE) {
+		len = READ_ONCE(e->length);
+		if (len > qp->max_inline || len > room) {
+			w->status = IB_WC_LOC_LEN_ERR;
+			return;
+		}
+		memcpy(w->inl, e->sge, len);
+		w->length = len;
+		return;
+	}
+	w->flags &= ~IB_SEND_INLINE;
+	if (n > qp->max_send_sge) {
+		w->status = IB_WC_LOC_LEN_ERR;
+		return;
+	}
+	memcpy(w->sge, e->sge, n * sizeof(*w->sge));
+	w->num_sge = n;
+	w->status = check_sges(qp, w->sge, n, o->local_access, &len);
+	w->length = len;
+	if (w->status)
+		return;
+	if (o->len && len != o->len)
+		w->status = IB_WC_LOC_LEN_ERR;
+	else if (!mroce_qp_is_conn(qp) &&
+		 len > ib_mtu_enum_to_int(qp->attr.path_mtu))
+		w->status = IB_WC_LOC_LEN_ERR;
+}
+
+/*
+ * Copy ring entry @idx into its shadow and validate it there; the shadow's
+ * status says how it ends if it is bad. Only the copy is used afterwards.
+ */
+static void sq_take(struct mroce_qp *qp, u32 idx)
+{
+	const struct mroce_sqe *e = mre_ring_entry(&qp->sq.r, idx);
+	struct mroce_swqe *w = mroce_swqe(qp, idx);
+	const struct mroce_wr_op *o;
+
+	w->wr_id = READ_ONCE(e->wr_id);
+	w->opcode = READ_ONCE(e->opcode);
+	w->flags = READ_ONCE(e->send_flags);
+	w->imm = READ_ONCE(e->imm_data);
+	w->raddr = READ_ONCE(e->remote_addr);
+	w->rkey = READ_ONCE(e->rkey);
+	w->compare_add = READ_ONCE(e->compare_add);
+	w->swap = READ_ONCE(e->swap);
+	w->ah = READ_ONCE(e->ah);
+	w->remote_qpn = READ_ONCE(e->remote_qpn);
+	w->qkey = READ_ONCE(e->remote_qkey);
+	w->status = IB_WC_SUCCESS;
+	w->num_sge = 0;
+	w->length = 0;
+
+	o = mroce_wr_op(w->opcode);
+	/* kernel ULPs have no MW binding WR (MROCE_WR_USER) */
+	if (!o || !(o->qp_types & qp_type_bit(qp)) ||
+	    (o->flags & MROCE_WR_USER && !qp->user)) {
+		w->status = IB_WC_LOC_QP_OP_ERR;
+		return;
+	}
+	if (w->opcode == IB_WR_BIND_MW) {
+		w->bind_lkey = READ_ONCE(e->bind_lkey);
+		w->bind_access = READ_ONCE(e->bind_access);
+		w->bind_mw = READ_ONCE(e->bind_mw_rkey);
+	}
+	if (!(o->flags & MROCE_WR_LOCAL))
+		take_data(qp, e, w, o);	/* LOCAL_INV: imm is the rkey, no data */
+}
+
+/* take every WQE published so far; false when there is none past sq_taken */
+static bool sq_refresh(struct mroce_qp *qp)
+{
+	mre_ring_avail(&qp->sq.r);
+	while (qp->sq_taken != qp->sq.r.prod)
+		sq_take(qp, qp->sq_taken++);
+	return qp->sq_taken != qp->sq_done;
+}
+
+/* the first WQE not completed is bad: it ends the QP (in order) */
+static void sq_check(struct mroce_qp *qp)
+{
+	struct mroce_swqe *w;
+
+	if (qp->sq_done == qp->sq_taken)
+		return;
+	w = mroce_swqe(qp, qp->sq_done);
+	if (!w->status)
+		return;
+	mroce_dbg_qp(qp, "wr %#llx: local error %d\n", w->wr_id, w->status);
+	mroce_qp_set_error(qp, MRE_ST_FLUSH);
+}
+
+/* --- send completion ----------------------------------------------------------- */
+
+static void send_cqe(struct mroce_qp *qp, struct mroce_swqe *w,
+		     enum ib_wc_status st, struct mroce_batch *b)
+{
+	const struct mroce_wr_op *o = mroce_wr_op(w->opcode);
+	struct mroce_cqe cqe = {
+		.wr_id = w->wr_id,
+		.status = st,
+		/* a WQE with no opcode of ours completes in error, as a SEND */
+		.opcode = o ? o->wc_opcode : IB_WC_SEND,
+		.byte_len = w->length,
+	};
+
+	if (st == IB_WC_SUCCESS && !(w->flags & IB_SEND_SIGNALED) &&
+	    !qp->sq_sig_all)
+		return;
+	mroce_cq_post(to_mroce_cq(qp->ibqp.send_cq), &cqe, &qp->ibqp, false, b);
+}
+
+static void sq_release(struct mroce_qp *qp)
+{
+	mre_ring_release(&qp->sq.r, qp->sq_done);
+	if (qp->state == IB_QPS_SQD && qp->sq_done == qp->sq_taken &&
+	    qp->sq_drained_event) {
+		qp->sq_drained_event = false;
+		schedule_work(&qp->sqd_work);
+	}
+}
+
+/* send WQE @idx is complete (in order) */
+static void sq_done(struct mroce_qp *qp, u32 idx, enum ib_wc_status st,
+		    struct mroce_batch *b)
+{
+	lockdep_assert_held(&qp->lock);
+	if (idx != qp->sq_done)
+		mroce_dbg_qp(qp, "completion %u out of order (next %u)\n", idx,
+			     qp->sq_done);
+	/*
+	 * The ring slot is free before the completion says so: a consumer
+	 * that posts again as soon as it polls must find the room.
+	 */
+	qp->sq_done = idx + 1;
+	sq_release(qp);
+	send_cqe(qp, mroce_swqe(qp, idx), st, b);
+}
+
+void mroce_req_flush(struct mroce_qp *qp, enum ib_wc_status first,
+		     struct mroce_batch *b)
+{
+	lockdep_assert_held(&qp->lock);
+	sq_refresh(qp);
+	while (qp->sq_done != qp->sq_taken) {
+		struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done++);
+
+		sq_release(qp);
+		send_cqe(qp, w, w->status ? w->status : first, b);
+		first = IB_WC_WR_FLUSH_ERR;
+	}
+	sq_release(qp);
+}
+
+/* --- local WQEs -------------------------------------------------------------------- */
+
+static enum ib_wc_status run_one_local(struct mroce_qp *qp,
+					const struct mroce_swqe *w)
+{
+	if (w->opcode == IB_WR_BIND_MW)
+		return mroce_mw_bind(&qp->ibqp, w->bind_mw, w->rkey,
+				     w->bind_lkey, w->raddr, w->compare_add,
+				     w->bind_access);
+	return mroce_mw_invalidate(&qp->ibqp, w->imm, false, false) ?
+	       IB_WC_SUCCESS : IB_WC_LOC_PROT_ERR;
+}
+
+static bool is_local(const struct mroce_swqe *w)
+{
+	const struct mroce_wr_op *o = mroce_wr_op(w->opcode);
+
+	return o && o->flags & MROCE_WR_LOCAL;
+}
+
+/*
+ * A local WQE runs once every WQE before it has completed, so it sees the
+ * effects of the operations posted before it and those posted after it see
+ * its own. It is not a message: the engine never fetched it (the message
+ * numbers skip it, sq_base moves past it) and stops at it until it has run.
+ * One that fails completes in error and ends the QP, as a bad WQE does.
+ * True if any ran.
+ */
+static bool run_local(struct mroce_qp *qp, struct mroce_batch *b)
+{
+	bool ran = false;
+
+	lockdep_assert_held(&qp->lock);
+	while (qp->state == IB_QPS_RTS && qp->sq_done != qp->sq_taken) {
+		struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done);
+		enum ib_wc_status st;
+
+		if (w->status || !is_local(w))
+			break;
+		st = run_one_local(qp, w);
+		if (st) {
+			mroce_dbg_qp(qp, "wr %#llx: opcode %u failed\n", w->wr_id,
+				     w->opcode);
+			w->status = st;
+			sq_check(qp);
+			break;
+		}
+		qp->sq_base++;
+		sq_done(qp, qp->sq_done, IB_WC_SUCCESS, b);
+		ran = true;
+	}
+	return ran;
+}
+
+/* --- the SQ as the engine sees it ------------------------------------------- */
+
+/* is SQ index @idx taken (copied)? If not, take what was published */
+static bool sq_has(struct mroce_qp *qp, u32 idx)
+{
+	u32 f;
+
+	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done)
+		return true;
+	sq_refresh(qp);
+	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done)
+		return true;
+	/* empty: ask for a doorbell, then look once more (ring.h) */
+	f = mre_ring_load(&qp->sq.r.hdr->flags);
+	mre_ring_store(&qp->sq.r.hdr->flags, f | MRE_RING_F_DB_NEEDED);
+	mre_ring_mb();
+	sq_refresh(qp);
+	if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done)
+		return false;
+	mre_ring_store(&qp->sq.r.hdr->flags, f);
+	return true;
+}
+
+/*
+ * Message @msn exists when it has been posted, copied and found valid. A
+ * message already under way stays readable in any state (its packets may
+ * have to be resent, e.g. while the SQ drains); a new one starts only in
+ * RTS. Local WQEs in the way run here if they may; if they may not yet,
+ * there is no message @msn yet.
+ */
+static struct mroce_swqe *sq_get(struct mroce_qp *qp, u32 msn,
+				 struct mroce_batch *b)
+{
+	u32 idx = qp->sq_base + msn;
+	struct mroce_swqe *w;
+
+	lockdep_assert_held(&qp->lock);
+	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done &&
+	    seq_lt(msn, qp->s.tx_msn + (qp->s.tx_busy ? 1 : 0))) {
+		w = mroce_swqe(qp, idx);
+		return w->status ? NULL : w;
+	}
+	for (;;) {
+		if (qp->state != IB_QPS_RTS)
+			return NULL;
+		idx = qp->sq_base + msn;
+		if (!sq_has(qp, idx))
+			return NULL;
+		w = mroce_swqe(qp, idx);
+		if (w->status)
+			return NULL;
+		if (!is_local(w))
+			return w;
+		/* it runs when all before it are done; then @msn is the next */
+		if (!run_local(qp, b))
+			return NULL;
+	}
+}
+
+/* the engine's view of a message WQE (mroce-wr.h says what it is) */
+static void wqe_of(const struct mroce_swqe *q, struct mre_wqe *w)
+{
+	const struct mroce_wr_op *o = mroce_wr_op(q->opcode);
+
+	memset(w, 0, sizeof(*w));
+	w->op = o->wire_op;
+	w->aop = o->aop;
+	w->len = o->len ? o->len : q->length;
+	w->rkey = q->rkey;
+	w->raddr = q->raddr;
+	w->imm = q->imm;		/* MROCE_WR_INV: the rkey */
+	w->swap_add = q->compare_add;
+	if (o->aop == MROCE_AOP_CMP_SWP) {
+		w->compare = q->compare_add;
+		w->swap_add = q->swap;
+	}
+	if (o->flags & MROCE_WR_IMM)
+		w->flags |= MRE_WQE_IMM;
+	if (o->flags & MROCE_WR_INV)
+		w->flags |= MRE_WQE_INV;
+	if (q->flags & IB_SEND_SOLICITED)
+		w->flags |= MRE_WQE_SOLICIT;
+	if (q->flags & IB_SEND_FENCE)
+		w->flags |= MRE_WQE_FENCE;
+}
+
+bool mroce_req_sq_get(struct mre_stream *s, u32 msn, struct mre_wqe *w)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_swqe *q;
+
+	spin_lock(&qp->lock);
+	/* only valid message WQEs come out: their opcode is in the table */
+	q = sq_get(qp, msn, mroce_peer_batch(s->conn));
+	if (q)
+		wqe_of(q, w);
+	spin_unlock(&qp->lock);
+	return q;
+}
+
+bool mroce_req_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_batch *b = mroce_peer_batch(s->conn);
+	bool ran;
+
+	spin_lock(&qp->lock);
+	sq_done(qp, qp->sq_base + msn, mroce_wc_status(st), b);
+	sq_check(qp);
+	/* local WQEs that waited for it run now: the messages after may go */
+	ran = run_local(qp, b);
+	spin_unlock(&qp->lock);
+	return ran;
+}
+
+int mroce_req_place_resp(struct mre_stream *s, const struct mre_place *p,
+			 const u8 *data)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_swqe *w;
+	int r = MRE_SYN_NONE;
+
+	spin_lock(&qp->lock);
+	w = mroce_swqe(qp, qp->sq_base + p->msn);
+	/* our SGEs were checked at post: failing now, the MR went away */
+	if (mroce_sge_copy(qp, w->sge, w->num_sge, p->offset, (void *)data,
+			   p->len, true))
+		r = MRE_SYN_REM_ACCESS;
+	spin_unlock(&qp->lock);
+	return r;
+}
+
+/* --- packets out ------------------------------------------------------------ */
+
+/* a send WQE payload into @dst: inline bytes, or gathered from its SGEs */
+static void gather_wqe(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
+{
+	struct mroce_swqe *w = mroce_swqe(qp, qp->sq_base + x->pl_msn);
+
+	if (w->flags & IB_SEND_INLINE) {
+		memcpy(dst, w->inl + x->pl_offset, x->pl_len);
+		return;
+	}
+	/* the MR went away under a posted WQE: send zeros, not old memory */
+	if (mroce_sge_copy(qp, w->sge, w->num_sge, x->pl_offset, dst,
+			   x->pl_len, false))
+		memset(dst, 0, x->pl_len);
+}
+
+int mroce_req_xmit(struct mre_conn *c, const struct mre_xmit *x)
+{
+	struct mroce_peer *peer = mroce_peer_of(c);
+	struct mroce_dev *mdev = peer->mdev;
+	struct sk_buff *skb;
+	u8 *p;
+
+	skb = mroce_net_alloc(x->hdr_len + x->pl_len);
+	if (!skb) {
+		mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_NOMEM);
+		return 0;			/* recovered like a loss */
+	}
+	p = skb_put(skb, x->hdr_len + x->pl_len);
+	memcpy(p, x->hdr, x->hdr_len);
+	p += x->hdr_len;
+	if (x->pl_src == MRE_PL_WQE) {
+		gather_wqe(mroce_qp_of_stream(x->pl_stream), x, p);
+	} else if (x->pl_src == MRE_PL_MR &&
+		   mroce_resp_read(mroce_qp_of_stream(x->pl_stream), x, p)) {
+		kfree_skb(skb);
+		return MRE_SYN_REM_ACCESS;
+	}
+	mroce_counter_inc(mdev, MROCE_CNT_TX_PACKETS);
+	mroce_peer_xmit(peer, skb, x->plane, x->src_port);
+	return 0;
+}
+
+/* --- the doorbell ------------------------------------------------------------- */
+
+/* RC, UC: what was posted goes to the engine (peer locked by the caller) */
+static void kick_conn(struct mroce_qp *qp, struct mroce_batch *b)
+{
+	spin_lock(&qp->lock);
+	mre_ring_store(&qp->sq.r.hdr->flags, 0);
+	sq_refresh(qp);
+	sq_check(qp);
+	run_local(qp, b);
+	if (qp->state == IB_QPS_RTS)
+		mre_stream_kick(&qp->s);
+	spin_unlock(&qp->lock);
+}
+
+/* UD: every posted datagram out now */
+static void kick_ud(struct mroce_qp *qp, struct mroce_batch *b)
+{
+	spin_lock_bh(&qp->lock);
+	if (qp->state == IB_QPS_RTS) {
+		sq_refresh(qp);
+		while (qp->sq_done != qp->sq_taken) {
+			struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done);
+
+			/* a local error (bad AH, lkey): as a bad WQE */
+			if (!w->status)
+				w->status = mroce_ud_send(qp, w, b);
+			if (w->status) {
+				sq_check(qp);
+				break;
+			}
+			sq_done(qp, qp->sq_done, IB_WC_SUCCESS, b);
+		}
+	}
+	spin_unlock_bh(&qp->lock);
+}
+
+void mroce_req_kick(struct mroce_qp *qp)
+{
+	struct mroce_peer *peer = READ_ONCE(qp->peer);
+	struct mroce_batch b;
+
+	mroce_batch_init(&b);
+	if (!mroce_qp_is_conn(qp)) {
+		kick_ud(qp, &b);
+	} else if (peer && qp->state == IB_QPS_RTS) {
+		mroce_peer_lock(peer, &b);
+		kick_conn(qp, &b);
+		mroce_peer_unlock(peer);
+	}
+	mroce_batch_flush(&b);
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The responder (see resp.h).
+ */
+#include <rdma/mroce-wr.h>
+
+#include "cq.h"
+#include "mr.h"
+#include "peer.h"
+#include "qp.h"
+#include "resp.h"
+#include "srq.h"
+#include "mroce.h"
+
+static bool qp_allows(struct mroce_qp *qp, int right)
+{
+	return qp->attr.qp_access_flags & right;
+}
+
+/* the right a remote operation of this WR opcode needs (mroce-wr.h) */
+static int right_of(u32 wr_opcode)
+{
+	return mroce_wr_ops[wr_opcode].remote_access;
+}
+
+/* --- the receive queue ------------------------------------------------------- */
+
+static struct mroce_rwqe *rwqe_at(struct mroce_qp *qp, u32 slot)
+{
+	return qp->rwq + (size_t)slot * qp->rwq_stride;
+}
+
+static struct mroce_rwqe *claim_at(struct mroce_qp *qp, u32 rsn)
+{
+	return rwqe_at(qp, rsn % MROCE_SRQ_CLAIMS);
+}
+
+/*
+ * A QP on an SRQ: the receive claimed for @rsn, claiming one if it has
+ * none. A claim slot still busy with an older receive means the sender is
+ * further ahead than MROCE_SRQ_CLAIMS receives: try later (RNR). A receive
+ * the SRQ held that is unusable (too many SGEs) is claimed all the same,
+ * with no room: the message fails on it and it completes in error.
+ */
+static struct mroce_rwqe *srq_claim(struct mroce_qp *qp, u32 rsn)
+{
+	struct mroce_rwqe *c = claim_at(qp, rsn);
+
+	if (c->used)
+		return c->rsn == rsn ? c : NULL;
+	if (!mroce_srq_take(qp->srq, c))
+		return NULL;
+	c->used = 1;
+	c->rsn = rsn;
+	return c;
+}
+
+struct mroce_rwqe *mroce_rq_get(struct mroce_qp *qp, u32 rsn,
+				struct mroce_batch *b)
+{
+	u32 idx = qp->rq_base + rsn;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->srq)
+		return srq_claim(qp, rsn);
+	if (idx - qp->rq_done >= qp->rq.r.size)
+		return NULL;
+	if (idx - qp->rq_done >= qp->rq_taken - qp->rq_done) {
+		mre_ring_avail(&qp->rq.r);
+		while (qp->rq_taken != qp->rq.r.prod &&
+		       idx - qp->rq_done >= qp->rq_taken - qp->rq_done) {
+			u32 t = qp->rq_taken++;
+
+			mroce_rwqe_take(mre_ring_entry(&qp->rq.r, t),
+					rwqe_at(qp, t & (qp->rq.r.size - 1)),
+					qp->max_recv_sge);
+		}
+		if (idx - qp->rq_done >= qp->rq_taken - qp->rq_done)
+			return NULL;
+	}
+	return rwqe_at(qp, idx & (qp->rq.r.size - 1));
+}
+
+struct mroce_rwqe *mroce_rq_next(struct mroce_qp *qp, struct mroce_batch *b)
+{
+	return mroce_rq_get(qp, qp->rq_done - qp->rq_base, b);
+}
+
+void mroce_rq_done(struct mroce_qp *qp, struct mroce_rwqe *r,
+		   const struct mroce_cqe *cqe, bool solicited,
+		   struct mroce_batch *b)
+{
+	struct mroce_cqe c = *cqe;
+
+	lockdep_assert_held(&qp->lock);
+	c.wr_id = r->wr_id;
+	/* as for the SQ: room first, then the completion (r is our copy) */
+	qp->rq_done++;
+	if (!qp->srq)
+		mre_ring_release(&qp->rq.r, qp->rq_done);
+	mroce_cq_post(to_mroce_cq(qp->ibqp.recv_cq), &c, &qp->ibqp, solicited,
+		      b);
+	if (qp->srq)
+		r->used = 0;	/* a claim: its ring slot went when claimed */
+}
+
+void mroce_resp_flush(struct mroce_qp *qp, struct mroce_batch *b)
+{
+	struct mroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR,
+				 .opcode = IB_WC_RECV };
+	u32 i;
+
+	lockdep_assert_held(&qp->lock);
+	if (qp->srq) {
+		for (i = 0; i < MROCE_SRQ_CLAIMS; i++) {
+			struct mroce_rwqe *c = claim_at(qp, i);
+
+			if (c->used)
+				mroce_rq_done(qp, c, &cqe, false, b);
+		}
+		return;
+	}
+	mre_ring_avail(&qp->rq.r);
+	while (qp->rq_done != qp->rq.r.prod) {
+		struct mroce_rwqe *r = mroce_rq_next(qp, b);
+
+		if (!r)
+			break;
+		mroce_rq_done(qp, r, &cqe, false, b);
+	}
+}
+
+/* --- scatter/gather ------------------------------------------------------- */
+
+int mroce_sge_copy(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
+		   u32 off, void *buf, u32 len, bool to_sge)
+{
+	int access = to_sge ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	for (i = 0; i < n && len; i++) {
+		struct mroce_mr *mr;
+		u32 k;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		k = min(len, sge[i].length - off);
+		mr = mroce_mr_get(mroce_qp_dev(qp), qp->ibqp.pd, sge[i].lkey,
+				  sge[i].addr + off, k, access, false);
+		if (!mr)
+			return -EFAULT;
+		mroce_mr_copy(mr, sge[i].addr + off, buf, k, to_sge);
+		mroce_mr_put(mr);
+		buf += k;
+		len -= k;
+		off = 0;
+	}
+	return len ? -EFAULT : 0;
+}
+
+/* --- placement ------------------------------------------------------------------ */
+
+static int place_recv(struct mroce_qp *qp, const struct mre_place *p,
+		      const u8 *data, struct mroce_batch *b)
+{
+	struct mroce_rwqe *r = mroce_rq_get(qp, p->rsn, b);
+
+	if (!r)
+		return MRE_SYN_RNR;
+	if (p->mlen > r->length)
+		return MRE_SYN_REM_INV_REQ;
+	/*
+	 * SEND with invalidate: the rkey must name a type 2 MW bound by this
+	 * QP. Checked here, where a NAK can still answer it; invalidated in
+	 * order, when the receive completes (mroce_resp_recv_done()).
+	 */
+	if (p->dflags & MRE_DF_INV && p->dflags & MRE_DF_LAST &&
+	    !mroce_mw_invalidate(&qp->ibqp, p->imm, true, true))
+		return MRE_SYN_REM_INV_REQ;
+	if (mroce_sge_copy(qp, r->sge, r->num_sge, p->offset, (void *)data,
+			   p->len, true))
+		return MRE_SYN_REM_OP;	/* our receive's own key is bad */
+	return MRE_SYN_NONE;
+}
+
+static int place_write(struct mroce_qp *qp, const struct mre_place *p,
+		       const u8 *data, struct mroce_batch *b)
+{
+	int right = right_of(IB_WR_RDMA_WRITE);
+	struct mroce_mr *mr;
+
+	if (!qp_allows(qp, right))
+		return MRE_SYN_REM_ACCESS;
+	/* with immediate: its receive must exist before anything lands */
+	if (p->dflags & MRE_DF_RECV && p->dflags & MRE_DF_LAST &&
+	    !mroce_rq_get(qp, p->rsn, b))
+		return MRE_SYN_RNR;
+	if (!p->mlen)
+		return MRE_SYN_NONE;
+	mr = mroce_rkey_get(&qp->ibqp, p->rkey, p->raddr, p->mlen, right);
+	if (!mr)
+		return MRE_SYN_REM_ACCESS;
+	mroce_mr_copy(mr, p->raddr + p->offset, (void *)data, p->len, true);
+	mroce_mr_put(mr);
+	return MRE_SYN_NONE;
+}
+
+int mroce_resp_place(struct mre_stream *s, const struct mre_place *p,
+		     const u8 *data)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_batch *b = mroce_peer_batch(s->conn);
+	int r;
+
+	spin_lock(&qp->lock);
+	r = p->op == MRE_OP_WRITE ? place_write(qp, p, data, b) :
+				    place_recv(qp, p, data, b);
+	spin_unlock(&qp->lock);
+	return r;
+}
+
+/* --- READ and ATOMIC --------------------------------------------------------- */
+
+int mroce_resp_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
+		     u32 len)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	int right = right_of(op == MRE_OP_READ_REQ ? IB_WR_RDMA_READ :
+			     IB_WR_ATOMIC_FETCH_AND_ADD);
+	struct mroce_mr *mr;
+
+	if (!qp_allows(qp, right))
+		return MRE_SYN_REM_ACCESS;
+	if (!len)
+		return MRE_SYN_NONE;
+	mr = mroce_rkey_get(&qp->ibqp, rkey, raddr, len, right);
+	if (!mr)
+		return MRE_SYN_REM_ACCESS;
+	mroce_mr_put(mr);
+	return MRE_SYN_NONE;
+}
+
+int mroce_resp_atomic(struct mre_stream *s, const struct mre_atomic *a,
+		      u64 *orig)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_dev *mdev = mroce_qp_dev(qp);
+	int right = right_of(IB_WR_ATOMIC_FETCH_AND_ADD);
+	struct mroce_mr *mr;
+	u64 v;
+
+	if (!qp_allows(qp, right) || a->raddr & 7)
+		return MRE_SYN_REM_ACCESS;
+	mr = mroce_rkey_get(&qp->ibqp, a->rkey, a->raddr, 8, right);
+	if (!mr)
+		return MRE_SYN_REM_ACCESS;
+	/* one lock for all atomics of the device, as rxe does */
+	spin_lock(&mdev->atomic_lock);
+	mroce_mr_copy(mr, a->raddr, &v, 8, false);
+	*orig = v;
+	if (a->aop == MRE_AOP_FETCH_ADD)
+		v += a->swap_add;
+	else if (v == a->compare)
+		v = a->swap_add;
+	mroce_mr_copy(mr, a->raddr, &v, 8, true);
+	spin_unlock(&mdev->atomic_lock);
+	mroce_mr_put(mr);
+	return MRE_SYN_NONE;
+}
+
+int mroce_resp_read(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
+{
+	int right = right_of(IB_WR_RDMA_READ);
+	struct mroce_mr *mr;
+
+	mr = mroce_rkey_get(&qp->ibqp, x->pl_rkey, x->pl_addr, x->pl_len, right);
+	if (!mr)
+		return MRE_SYN_REM_ACCESS;
+	mroce_mr_copy(mr, x->pl_addr, dst, x->pl_len, false);
+	mroce_mr_put(mr);
+	return MRE_SYN_NONE;
+}
+
+/* --- receive completion ------------------------------------------------------ */
+
+void mroce_resp_recv_done(struct mre_stream *s, const struct mre_recv_done *rd)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_batch *b = mroce_peer_batch(s->conn);
+	struct mroce_cqe cqe = {
+		.status = mroce_wc_status(rd->status),
+		.opcode = rd->op == MRE_OP_WRITE ? IB_WC_RECV_RDMA_WITH_IMM :
+						   IB_WC_RECV,
+		.byte_len = rd->len,
+	};
+	struct mroce_rwqe *r;
+
+	if (rd->dflags & MRE_DF_IMM) {
+		cqe.imm_data = rd->imm;
+		cqe.wc_flags = MROCE_WC_WITH_IMM;
+	}
+	spin_lock(&qp->lock);
+	if (rd->dflags & MRE_DF_INV && rd->status == MRE_ST_OK) {
+		/*
+		 * Checked when it arrived; if the MW changed since (a local
+		 * invalidate or dealloc raced it) it is not valid either way.
+		 */
+		mroce_mw_invalidate(&qp->ibqp, rd->imm, true, false);
+		cqe.imm_data = rd->imm;		/* the rkey, host order */
+		cqe.wc_flags = MROCE_WC_WITH_INV;
+	}
+	r = mroce_rq_get(qp, rd->rsn, b);
+	if (r)
+		mroce_rq_done(qp, r, &cqe, rd->dflags & MRE_DF_SOLICIT, b);
+	spin_unlock(&qp->lock);
+}
