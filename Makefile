@@ -16,6 +16,7 @@
 #   make install      module, provider, driver file (honours DESTDIR)
 #   make checkpatch   scripts/checkpatch.pl from Debian's linux-source-6.1
 #   make sparse       module build with C=2 under Debian's sparse
+#   make layers       sizes and the glue's call graph (scripts/layers.py --check)
 #
 # KDIR defaults to the headers of the kernel the guest boots: Debian
 # bookworm's linux-image-amd64 (see scripts/kver.sh).
@@ -113,6 +114,9 @@ checkpatch:
 			-f $(MY_SOURCES); \
 	else echo "checkpatch: $(CHECKPATCH) missing; run tests/kunit/run.sh (it unpacks linux-source-6.1) or set LINUX_SRC=" >&2; fi
 
+layers: module
+	python3 scripts/layers.py --check
+
 sparse:
 	@command -v sparse >/dev/null || { echo "sparse not installed: run scripts/setup.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
@@ -121,5 +125,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module provider tools unit sim sim-check bench-sim fuzz-check \
+.PHONY: all host module provider tools unit sim sim-check bench-sim fuzz-check layers \
 	check kunit vm-test install checkpatch sparse clean

@@ -21,7 +21,7 @@
  * that key as a local access would. Nothing holds the MR: deregistering it
  * leaves the windows bound to it unusable (as on mlx5), and an access
  * through them fails with a remote access error. Bind and invalidate run
- * in the QP's SQ order (qp.c); each MW's binding is guarded by its lock. A
+ * in the QP's SQ order (req.c); each MW's binding is guarded by its lock. A
  * type 2 MW is bound to the QP that bound it (2B) and is free again when
  * that QP is destroyed.
  */

@@ -18,12 +18,12 @@
 /* --- locking and the timer ------------------------------------------------- */
 
 void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b)
+	__acquires(&peer->lock)
 {
 	spin_lock_bh(&peer->lock);
 	peer->batch = b;
 	peer->now = 0;
 }
-
 
 /*
  * The engine's clock, read once per lock hold: a packet and the run that
@@ -51,6 +51,7 @@ static void peer_run(struct mroce_peer *peer)
 }
 
 void mroce_peer_unlock(struct mroce_peer *peer)
+	__releases(&peer->lock)
 {
 	peer_run(peer);
 	spin_unlock_bh(&peer->lock);
@@ -77,7 +78,7 @@ static enum hrtimer_restart peer_timer(struct hrtimer *t)
 static u32 addr_hash(const struct sockaddr_storage *a)
 {
 	if (a->ss_family == AF_INET)
-		return hash_32(((struct sockaddr_in *)a)->sin_addr.s_addr,
+		return hash_32((__force u32)((struct sockaddr_in *)a)->sin_addr.s_addr,
 			       MROCE_PEER_HASH_BITS);
 	return hash_32(ipv6_addr_hash(&((struct sockaddr_in6 *)a)->sin6_addr),
 		       MROCE_PEER_HASH_BITS);
@@ -201,6 +202,7 @@ struct mroce_peer *mroce_peer_by_cid(struct mroce_dev *mdev, u32 cid)
  * section ends.
  */
 static struct mre_conn *held(const struct mre_rx *rx, struct mroce_peer *peer)
+	__cond_acquires(&peer->lock)
 {
 	struct mroce_rx_ctx *ctx = rx->ctx;
 

@@ -140,28 +140,6 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
-static int post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
-		    u32 max_sge)
-{
-	struct mroce_rqe *e;
-	u32 i;
-
-	if (wr->num_sge > max_sge)
-		return -EINVAL;
-	if (!mre_ring_space(r))
-		return -ENOMEM;
-	e = mre_ring_next(r);
-	e->wr_id = wr->wr_id;
-	e->num_sge = wr->num_sge;
-	for (i = 0; i < wr->num_sge; i++) {
-		e->sge[i].addr = wr->sg_list[i].addr;
-		e->sge[i].length = wr->sg_list[i].length;
-		e->sge[i].lkey = wr->sg_list[i].lkey;
-	}
-	mre_ring_publish(r, 1);
-	return 0;
-}
-
 int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad)
 {
@@ -176,7 +154,7 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (!qp->user) {
 		spin_lock_irqsave(&qp->rq_post_lock, flags);
 		for (; wr; wr = wr->next) {
-			err = post_rqe(&qp->rq.r, wr, qp->max_recv_sge);
+			err = mroce_queue_post_rqe(&qp->rq.r, wr, qp->max_recv_sge);
 			if (err)
 				break;
 		}

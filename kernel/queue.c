@@ -5,6 +5,7 @@
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <rdma/mroce-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "queue.h"
@@ -89,4 +90,26 @@ int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 void mroce_mmap_free(struct rdma_user_mmap_entry *re)
 {
 	kfree(to_mroce_mmap(re));
+}
+
+int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
+			  u32 max_sge)
+{
+	struct mroce_rqe *e;
+	u32 i;
+
+	if (wr->num_sge > max_sge)
+		return -EINVAL;
+	if (!mre_ring_space(r))
+		return -ENOMEM;
+	e = mre_ring_next(r);
+	e->wr_id = wr->wr_id;
+	e->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++) {
+		e->sge[i].addr = wr->sg_list[i].addr;
+		e->sge[i].length = wr->sg_list[i].length;
+		e->sge[i].lkey = wr->sg_list[i].lkey;
+	}
+	mre_ring_publish(r, 1);
+	return 0;
 }

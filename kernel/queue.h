@@ -37,6 +37,10 @@ int mroce_queue_init(struct mroce_queue *q, struct ib_udata *udata,
 		     u32 size, u32 stride, u64 *offset);
 void mroce_queue_free(struct mroce_queue *q);
 
+/* a kernel consumer's receive WR into ring @r (RQ, SRQ): -EINVAL, -ENOMEM, 0 */
+int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
+			 u32 max_sge);
+
 int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);
 void mroce_mmap_free(struct rdma_user_mmap_entry *entry);
 

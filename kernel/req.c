@@ -16,12 +16,12 @@
 #include "mroce.h"
 
 /* the table's values are the kernel's and the wire's */
-static_assert(MROCE_WIRE_SEND == MRE_OP_SEND &&
-	      MROCE_WIRE_WRITE == MRE_OP_WRITE &&
-	      MROCE_WIRE_READ_REQ == MRE_OP_READ_REQ &&
-	      MROCE_WIRE_ATOMIC_REQ == MRE_OP_ATOMIC_REQ);
-static_assert(MROCE_AOP_CMP_SWP == MRE_AOP_CMP_SWP &&
-	      MROCE_AOP_FETCH_ADD == MRE_AOP_FETCH_ADD);
+static_assert((int)MROCE_WIRE_SEND == (int)MRE_OP_SEND &&
+	      (int)MROCE_WIRE_WRITE == (int)MRE_OP_WRITE &&
+	      (int)MROCE_WIRE_READ_REQ == (int)MRE_OP_READ_REQ &&
+	      (int)MROCE_WIRE_ATOMIC_REQ == (int)MRE_OP_ATOMIC_REQ);
+static_assert((int)MROCE_AOP_CMP_SWP == (int)MRE_AOP_CMP_SWP &&
+	      (int)MROCE_AOP_FETCH_ADD == (int)MRE_AOP_FETCH_ADD);
 static_assert((int)IB_UVERBS_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE &&
 	      (int)IB_UVERBS_ACCESS_REMOTE_READ == (int)IB_ACCESS_REMOTE_READ &&
 	      (int)IB_UVERBS_ACCESS_REMOTE_ATOMIC == (int)IB_ACCESS_REMOTE_ATOMIC &&

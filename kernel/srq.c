@@ -105,32 +105,14 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad)
 {
 	struct mroce_srq *srq = to_mroce_srq(ibsrq);
-	struct mre_ring *r = &srq->q.r;
 	unsigned long flags;
 	int err = 0;
 
 	spin_lock_irqsave(&srq->post_lock, flags);
 	for (; wr; wr = wr->next) {
-		struct mroce_rqe *e;
-		u32 i;
-
-		if (wr->num_sge > srq->max_sge) {
-			err = -EINVAL;
+		err = mroce_queue_post_rqe(&srq->q.r, wr, srq->max_sge);
+		if (err)
 			break;
-		}
-		if (!mre_ring_space(r)) {
-			err = -ENOMEM;
-			break;
-		}
-		e = mre_ring_next(r);
-		e->wr_id = wr->wr_id;
-		e->num_sge = wr->num_sge;
-		for (i = 0; i < wr->num_sge; i++) {
-			e->sge[i].addr = wr->sg_list[i].addr;
-			e->sge[i].length = wr->sg_list[i].length;
-			e->sge[i].lkey = wr->sg_list[i].lkey;
-		}
-		mre_ring_publish(r, 1);
 	}
 	spin_unlock_irqrestore(&srq->post_lock, flags);
 	if (err)

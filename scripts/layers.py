@@ -9,9 +9,11 @@ functions, and the call graph between the glue files (from the symbols
 each built object defines and uses, `nm`), with every call cycle. With
 --check it exits 1 when a limit of Documentation/mroce.rst ("Size and
 shape") is broken: a glue file over 600 lines, an engine file over 1000,
-a function over 100 lines, or a call cycle between glue files. The call
+a function over 100 lines, a call cycle between glue files, or a counter
+(the glue's, kernel/counters.c, or the engine's, MRE_COUNTERS in
+kernel/engine/ep.h) that Documentation/mroce.rst does not list. The call
 graph needs the module built (`make module`); without the objects only
-the sizes are checked. Ends with "N passed, N failed" (one check per
+the rest is checked. Ends with "N passed, N failed" (one check per
 limit).
 """
 import os
@@ -176,6 +178,17 @@ def main(argv):
         for c in cyc:
             print("  cycle: " + " ".join(c))
         verdict(not cyc, "no call cycle between glue files")
+    names = re.findall(r'\.name\s*=\s*"(\w+)"',
+                       open(os.path.join(ROOT, "kernel", "counters.c")).read())
+    ep = open(os.path.join(ROOT, "kernel", "engine", "ep.h")).read()
+    block = ep[ep.index("#define MRE_COUNTERS(X)"):ep.index("struct mre_counters {")]
+    names += re.findall(r"X\((\w+)\)", block)
+    doc = open(os.path.join(ROOT, "Documentation", "mroce.rst")).read()
+    doc = doc[doc.index("\nCounters\n========"):]
+    listed = set(re.findall(r"^(\w+)\s{2,}", doc, re.M))
+    missing = [n for n in names if n not in listed]
+    print("counters: %d, documented in mroce.rst: %d" % (len(names), len(names) - len(missing)))
+    verdict(not missing, "every counter documented" + (": missing " + ", ".join(missing) if missing else ""))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if check and failed else 0
 

@@ -47,6 +47,7 @@ step() {  # step NAME [needs=A,B] CMD...
 
 step setup scripts/setup.sh
 step module needs=setup make module
+step layers needs=module python3 scripts/layers.py --check
 step provider needs=setup make provider tools
 step host-tests needs=setup make check
 step rig-fetch needs=setup scripts/vm/fetch-debs.sh

@@ -6,7 +6,7 @@
  * once, wherever it belongs (a WRITE names its destination, a SEND names its
  * receive, a READ response names the READ), and whatever must wait for
  * order (a receive completion, a READ or ATOMIC execution, a failure) is
- * written into the gate entry of the TSN. mre_msg_gate() runs that entry
+ * written into the gate entry of the TSN. The gate (gate_run()) runs that entry
  * when the cumulative TSN passes it, i.e. once everything sent before it on
  * the connection, and so on its stream, has been placed.
  *
@@ -179,7 +179,7 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 	mre_stream_complete(s);
 }
 
-int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+static int place_tsn(struct mre_conn *c, const struct mre_pkt *pkt)
 {
 	const struct mre_pkt_data *d = &pkt->data;
 	u32 tsn = d->tsn;
@@ -270,7 +270,7 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 	mre_conn_activate(c, s);
 }
 
-void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now)
+static void gate_run(struct mre_conn *c, u32 tsn)
 {
 	struct mre_gate *g = gate_of(c, tsn);
 	struct mre_recv_done rd;
@@ -308,4 +308,43 @@ void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now)
 		mre_stream_fail(s, resp_status(g->op));
 		break;
 	}
+}
+
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s)
+{
+	if (!c->peer_marked || seq_ge(c->rxw.base, c->peer_mark))
+		return true;
+	if (mre_list_empty(&s->mnode))
+		mre_list_add_tail(&s->mnode, &c->markwait);
+	return false;
+}
+
+/* the receive window moved: streams waiting for a NAK may now complete */
+static void markwait_run(struct mre_conn *c)
+{
+	while (!mre_list_empty(&c->markwait) &&
+	       seq_ge(c->rxw.base, c->peer_mark)) {
+		struct mre_stream *s = MRE_CONTAINER_OF(c->markwait.next,
+							struct mre_stream, mnode);
+
+		mre_list_del(&s->mnode);
+		mre_stream_complete(s);
+	}
+}
+
+int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	u32 base = c->rxw.base, adv, t;
+	int syn = place_tsn(c, pkt);
+
+	if (syn != MRE_SYN_NONE)
+		return syn;		/* refused: the TSN stays unaccepted */
+	mre_win_mark(&c->rxw, pkt->data.tsn, &adv);
+	if (!adv)
+		return MRE_SYN_NONE;
+	c->nak = MRE_SYN_NONE;
+	for (t = 0; t < adv; t++)
+		gate_run(c, base + t);
+	markwait_run(c);
+	return MRE_SYN_NONE;
 }

@@ -10,12 +10,18 @@
 #include "conn.h"
 
 /*
- * A DATA packet with a TSN not seen before, inside the window: place it
- * and record its gate entry. Returns MRE_SYN_NONE if the TSN is accepted,
- * else the refusal (MRE_SYN_RNR, MRE_SYN_BUSY) to report in ACKs.
+ * A DATA packet with a TSN not seen before, inside the window: place it,
+ * record its gate entry, accept the TSN and, when the cumulative point
+ * moves, run the gate for every TSN it passed. Returns MRE_SYN_NONE if
+ * the TSN was accepted, else the refusal (MRE_SYN_RNR, MRE_SYN_BUSY) to
+ * report in ACKs.
  */
 int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
-/* the completion gate passed @tsn: run its entry */
-void mre_msg_gate(struct mre_conn *c, u32 tsn, u64 now);
+/*
+ * May completions of @s run, or must they wait for a NAK of the peer that
+ * is still on its way? (In the latter case @s waits on c->markwait until
+ * the receive window passes the peer's NAK mark.)
+ */
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
 
 #endif /* MRE_MSG_H */

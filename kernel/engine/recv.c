@@ -10,28 +10,6 @@
 #include "send.h"
 #include "stream.h"
 
-bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s)
-{
-	if (!c->peer_marked || seq_ge(c->rxw.base, c->peer_mark))
-		return true;
-	if (mre_list_empty(&s->mnode))
-		mre_list_add_tail(&s->mnode, &c->markwait);
-	return false;
-}
-
-/* the receive window moved: streams waiting for a NAK may now complete */
-static void markwait_run(struct mre_conn *c)
-{
-	while (!mre_list_empty(&c->markwait) &&
-	       seq_ge(c->rxw.base, c->peer_mark)) {
-		struct mre_stream *s = MRE_CONTAINER_OF(c->markwait.next,
-							struct mre_stream, mnode);
-
-		mre_list_del(&s->mnode);
-		mre_stream_complete(s);
-	}
-}
-
 /*
  * FACK declared a packet lost and it was resent, but the receiver has
  * accepted its TSN before the resend could have got there (it has not
@@ -200,7 +178,6 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	struct mre_path *p;
 	enum ack_why why;
 	bool gap;
-	u32 adv, t;
 	int syn;
 
 	if (pkt->path >= c->npaths) {
@@ -230,16 +207,6 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 		if (syn != MRE_SYN_NONE) {
 			c->nak = (u8)syn;
 			why = ACK_OTHER;
-		} else {
-			u32 base = c->rxw.base;
-
-			mre_win_mark(&c->rxw, d->tsn, &adv);
-			if (adv)
-				c->nak = MRE_SYN_NONE;
-			for (t = 0; t < adv; t++)
-				mre_msg_gate(c, base + t, now);
-			if (adv)
-				markwait_run(c);
 		}
 	}
 	ack_policy(c, p, why, now);

@@ -9,19 +9,13 @@
  * they went, the PSNs of accepted TSNs whose own ACK has not come yet.
  *
  * A DATA packet passes its path's window (path.c), then the connection's
- * TSN window: a new TSN is placed (msg.c); when it moves the cumulative
- * point, the completion gate runs for every TSN it passed. The ACK policy
- * decides when to answer.
+ * TSN window: a new TSN goes to msg.c, which places it, accepts it and
+ * runs the completion gate for every TSN the cumulative point passes. The
+ * ACK policy decides when to answer.
  */
 #ifndef MRE_RECV_H
 #define MRE_RECV_H
 
 #include "conn.h"
-
-/*
- * May completions of @s run, or must they wait for a NAK of the peer that
- * is still on its way? (In the latter case @s waits on c->markwait.)
- */
-bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
 
 #endif /* MRE_RECV_H */

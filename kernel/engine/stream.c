@@ -6,7 +6,7 @@
 #include "stream.h"
 #include "conn.h"
 #include "engine.h"
-#include "recv.h"
+#include "msg.h"
 
 void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
 		       const struct mre_stream_attr *a)
