@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Receiving (see rx.h): the datagram into the engine's demux, and the
- * demux's callbacks.
+ * demux's callbacks for a new node's CONNECT, UD and replies (the lookups
+ * of known peers are the peer table's, peer.c).
  */
 #include <linux/skbuff.h>
 #include <linux/udp.h>

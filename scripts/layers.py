@@ -11,7 +11,8 @@ each built object defines and uses, `nm`), with every call cycle. With
 shape") is broken: a glue file over 600 lines, an engine file over 1000,
 a function over 100 lines, a call cycle between glue files, or a counter
 (the glue's, kernel/counters.c, or the engine's, MRE_COUNTERS in
-kernel/engine/ep.h) that Documentation/mroce.rst does not list. The call
+kernel/engine/ep.h) that Documentation/mroce.rst does not list, or a
+function its packet walk names that is not in the file it names. The call
 graph needs the module built (`make module`); without the objects only
 the rest is checked. Ends with "N passed, N failed" (one check per
 limit).
@@ -189,6 +190,17 @@ def main(argv):
     missing = [n for n in names if n not in listed]
     print("counters: %d, documented in mroce.rst: %d" % (len(names), len(names) - len(missing)))
     verdict(not missing, "every counter documented" + (": missing " + ", ".join(missing) if missing else ""))
+    walk = doc[doc.index("\nPacket walk\n"):]
+    walk = walk[:walk.index("\nLogging and debugging\n")]
+    pairs = re.findall(r"``((?:kernel|include)/[\w/.-]+\.[ch])``\s+``(\w+)\(\)``", walk)
+    wrong = []
+    for path, fn in pairs:
+        text = open(os.path.join(ROOT, path)).read()
+        if not re.search(r"^\w[^;]*\b%s\(" % fn, text, re.M):
+            wrong.append("%s %s()" % (path, fn))
+    print("packet walk: %d steps name a file and a function" % len(pairs))
+    verdict(pairs and not wrong, "the packet walk matches the code" +
+            (": not found " + ", ".join(wrong) if wrong else ""))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if check and failed else 0
 

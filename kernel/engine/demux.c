@@ -104,7 +104,13 @@ static void send_reset(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 
 	if (!ep->ops->reply)
 		return;
-	if (now - ep->reset_epoch >= NSEC_PER_S || !ep->reset_epoch) {
+	/*
+	 * Datagrams of one endpoint may be demuxed on several CPUs at once:
+	 * like the counters, the limiter is not serialised, and a race lets
+	 * a RESET or two more through in a second (a clock read on another
+	 * CPU may also be a little older: compared as signed).
+	 */
+	if ((s64)(now - ep->reset_epoch) >= (s64)NSEC_PER_S || !ep->reset_epoch) {
 		ep->reset_epoch = now ? now : 1;
 		ep->reset_sent = 0;
 	}

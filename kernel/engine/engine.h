@@ -31,8 +31,12 @@
  * connection). mre_ep_rx() takes that serialisation through the embedder's
  * lookups (mre_ops.conn_by_id and friends return a connection held) and
  * returns the connection still held. Different connections may run in
- * parallel; the mre_ep counters are then updated without atomicity, which
- * is acceptable for statistics and nothing else depends on them.
+ * parallel, and mre_ep_rx() on several CPUs at once for one endpoint; the
+ * mre_ep counters are then updated without atomicity, which is acceptable
+ * for statistics, and so are the two other things they share: the
+ * demux's RESET rate limit (demux.c: a race lets a RESET or two more
+ * through) and the receiver's count of active senders (cc.c: an estimate
+ * for rate hints).
  *
  * Callbacks run with that serialisation held: they must not sleep and do
  * not call back into the engine. There is one exception, written on it:
