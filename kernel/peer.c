@@ -194,9 +194,9 @@ struct mroce_peer *mroce_peer_by_cid(struct mroce_dev *mdev, u32 cid)
 /*
  * The demux's lookups (mre_ops.conn_by_id, .conn_by_addr): the peer found
  * is locked for the engine, into the receiving batch (rx.h); mroce_rx()
- * unlocks it. Its clock is read now that it is locked (mroce_peer_now()):
- * the datagram's reading may be older than the last holder's, and the
- * engine's clock must not go back (it uses the later of the two). Peers
+ * unlocks it. Its clock for this hold is the datagram's, read once before
+ * the lookup: it may be older than the last holder's, which the engine
+ * absorbs (it runs a connection at the later of the two, c->clock). Peers
  * live until their device goes, which first waits for receivers (RCU) and
  * for the connect work: what a lookup finds stays valid after its read
  * section ends.
@@ -209,6 +209,7 @@ static struct mre_conn *held(const struct mre_rx *rx, struct mroce_peer *peer)
 	if (!peer)
 		return NULL;
 	mroce_peer_lock(peer, &ctx->b);
+	peer->now = ctx->now;
 	return &peer->conn;
 }
 
