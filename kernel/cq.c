@@ -154,17 +154,14 @@ enum ib_wc_status mroce_wc_status(enum mre_status st)
 	return st < MRE_ST_MAX ? map[st] : IB_WC_GENERAL_ERR;
 }
 
-bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *in,
+bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		   struct ib_qp *qp, bool solicited, struct mroce_batch *b)
 {
-	struct mroce_cqe cqe = *in;
 	struct ib_event ev;
 	unsigned long flags;
 	struct mroce_cqe *e;
 	bool notify = false;
 
-	cqe.qp_num = qp->qp_num;
-	cqe.port_num = 1;
 	spin_lock_irqsave(&cq->lock, flags);
 	if (!mre_ring_space(&cq->q.r)) {
 		bool first = !cq->overflow;
@@ -174,7 +171,7 @@ bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *in,
 		mroce_counter_inc(to_mroce_dev(cq->ibcq.device),
 				  MROCE_CNT_CQ_OVERFLOW);
 		mroce_dbg_cq(cq, "overflow: completion of qp %u lost\n",
-			     cqe.qp_num);
+			     qp->qp_num);
 		if (first && cq->ibcq.event_handler) {
 			ev.device = cq->ibcq.device;
 			ev.element.cq = &cq->ibcq;
@@ -184,12 +181,14 @@ bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *in,
 		return false;
 	}
 	e = mre_ring_next(&cq->q.r);
-	memcpy(e, &cqe, sizeof(*e));
+	memcpy(e, cqe, sizeof(*e));
+	e->qp_num = qp->qp_num;
+	e->port_num = 1;
 	if (!cq->q.mmap)
 		memcpy(e->reserved, &qp, sizeof(qp));
 	mre_ring_publish(&cq->q.r, 1);
 	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED && (solicited || cqe.status))) {
+	    (cq->notify == IB_CQ_SOLICITED && (solicited || cqe->status))) {
 		cq->notify = 0;
 		notify = true;
 	}

@@ -234,6 +234,22 @@ void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa)
 	}
 }
 
+void mroce_net_addrs(const struct sk_buff *skb, struct mre_addr *src,
+		     struct mre_addr *dst)
+{
+	memset(src, 0, sizeof(*src));
+	memset(dst, 0, sizeof(*dst));
+	if (ip_hdr(skb)->version == 4) {
+		src->family = dst->family = MRE_AF_INET;
+		memcpy(src->a, &ip_hdr(skb)->saddr, 4);
+		memcpy(dst->a, &ip_hdr(skb)->daddr, 4);
+	} else {
+		src->family = dst->family = MRE_AF_INET6;
+		memcpy(src->a, &ipv6_hdr(skb)->saddr, 16);
+		memcpy(dst->a, &ipv6_hdr(skb)->daddr, 16);
+	}
+}
+
 bool mroce_net_ce(const struct sk_buff *skb)
 {
 	if (ip_hdr(skb)->version == 4)

@@ -44,6 +44,9 @@ int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);
 /* the source address of a received packet (network header still set) */
 void mroce_net_src(const struct sk_buff *skb, struct sockaddr_storage *sa);
 void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa);
+/* ... both addresses, in the engine's form (struct mre_rx) */
+void mroce_net_addrs(const struct sk_buff *skb, struct mre_addr *src,
+		     struct mre_addr *dst);
 bool mroce_net_ce(const struct sk_buff *skb);
 /* @ndev's first global address of @family (AF_INET, AF_INET6); false: none */
 bool mroce_net_ndev_addr(struct net_device *ndev, int family,

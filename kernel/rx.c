@@ -34,13 +34,9 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
 		.bcast = skb->pkt_type == PACKET_BROADCAST,
 		.ctx = &ctx,
 	};
-	struct sockaddr_storage sa;
 	struct mre_conn *c;
 
-	mroce_net_src(skb, &sa);
-	mroce_addr_of_sa(&sa, &rx.src);
-	mroce_net_dst(skb, &sa);
-	mroce_addr_of_sa(&sa, &rx.dst);
+	mroce_net_addrs(skb, &rx.src, &rx.dst);
 	mroce_batch_init(&ctx.b);
 	c = mre_ep_rx(&mdev->ep, ctx.now, &rx);
 	if (c)
