@@ -210,18 +210,6 @@ void mroce_batch_flush(struct mroce_batch *b)
 	}
 }
 
-void mroce_net_src(const struct sk_buff *skb, struct sockaddr_storage *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	if (ip_hdr(skb)->version == 4) {
-		sa->ss_family = AF_INET;
-		((struct sockaddr_in *)sa)->sin_addr.s_addr = ip_hdr(skb)->saddr;
-	} else {
-		sa->ss_family = AF_INET6;
-		((struct sockaddr_in6 *)sa)->sin6_addr = ipv6_hdr(skb)->saddr;
-	}
-}
-
 void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa)
 {
 	memset(sa, 0, sizeof(*sa));

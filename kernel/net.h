@@ -41,8 +41,7 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 /* software datapath: send a packet queued by mroce_net_queue() */
 int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);
 
-/* the source address of a received packet (network header still set) */
-void mroce_net_src(const struct sk_buff *skb, struct sockaddr_storage *sa);
+/* the destination address of a received packet (network header still set) */
 void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa);
 /* ... both addresses, in the engine's form (struct mre_rx) */
 void mroce_net_addrs(const struct sk_buff *skb, struct mre_addr *src,

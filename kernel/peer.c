@@ -85,8 +85,8 @@ static u32 addr_hash(const struct sockaddr_storage *a)
 }
 
 /* RCU, or peers_lock */
-struct mroce_peer *mroce_peer_find(struct mroce_dev *mdev,
-				   const struct sockaddr_storage *daddr)
+static struct mroce_peer *peer_find(struct mroce_dev *mdev,
+				    const struct sockaddr_storage *daddr)
 {
 	struct mroce_peer *peer;
 
@@ -159,7 +159,7 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 	struct mroce_peer *peer, *other;
 
 	rcu_read_lock();
-	peer = mroce_peer_find(mdev, d);
+	peer = peer_find(mdev, d);
 	if (peer)
 		refcount_inc(&peer->refs);
 	rcu_read_unlock();
@@ -170,7 +170,7 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 	if (IS_ERR(peer))
 		return peer;
 	spin_lock_bh(&mdev->peers_lock);
-	other = mroce_peer_find(mdev, d);
+	other = peer_find(mdev, d);
 	if (other) {			/* someone was quicker */
 		refcount_inc(&other->refs);
 		spin_unlock_bh(&mdev->peers_lock);
@@ -184,11 +184,6 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 	ibdev_dbg(&mdev->ibdev, "peer %pISc from %pISc: cid %#x\n", d, s,
 		  peer->conn.cid);
 	return peer;
-}
-
-struct mroce_peer *mroce_peer_by_cid(struct mroce_dev *mdev, u32 cid)
-{
-	return xa_load(&mdev->peers_by_cid, cid);
 }
 
 /*
@@ -220,7 +215,7 @@ struct mre_conn *mroce_peer_conn_by_id(struct mre_ep *ep,
 	struct mroce_peer *peer;
 
 	rcu_read_lock();
-	peer = mroce_peer_by_cid(mdev, cid);
+	peer = xa_load(&mdev->peers_by_cid, cid);
 	rcu_read_unlock();
 	return held(rx, peer);
 }
@@ -235,7 +230,7 @@ struct mre_conn *mroce_peer_conn_by_addr(struct mre_ep *ep,
 
 	mroce_sa_of_addr(addr, &sa);
 	rcu_read_lock();
-	peer = mroce_peer_find(mdev, &sa);
+	peer = peer_find(mdev, &sa);
 	rcu_read_unlock();
 	return held(rx, peer);
 }

@@ -96,10 +96,6 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 				  const struct sockaddr *daddr,
 				  const struct sockaddr *saddr);
 void mroce_peer_put(struct mroce_peer *peer);
-/* the peer at @daddr / with connection id @cid, or NULL; no reference (RCU) */
-struct mroce_peer *mroce_peer_find(struct mroce_dev *mdev,
-				   const struct sockaddr_storage *daddr);
-struct mroce_peer *mroce_peer_by_cid(struct mroce_dev *mdev, u32 cid);
 
 /* mre_ops.conn_by_id, .conn_by_addr: the peer, locked (rx.c unlocks it) */
 struct mre_conn *mroce_peer_conn_by_id(struct mre_ep *ep,

@@ -16,12 +16,10 @@
 static int check_opcode(const struct mroce_qp *qp, u32 opcode)
 {
 	const struct mroce_wr_op *o = mroce_wr_op(opcode);
-	u8 bit = qp->ibqp.qp_type == IB_QPT_RC ? MROCE_QPT_RC :
-		 qp->ibqp.qp_type == IB_QPT_UC ? MROCE_QPT_UC : MROCE_QPT_UD;
 
 	if (!o || o->flags & MROCE_WR_USER)
 		return -EOPNOTSUPP;	/* no kernel verb binds an MW */
-	return o->qp_types & bit ? 0 : -EINVAL;
+	return o->qp_types & mroce_qp_type_bit(qp) ? 0 : -EINVAL;
 }
 
 /* the WR's data: inline bytes copied now, or its SGEs */

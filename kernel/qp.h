@@ -36,6 +36,7 @@
 #include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mroce-abi.h>
+#include <rdma/mroce-wr.h>
 
 #include "engine.h"
 #include "queue.h"
@@ -174,6 +175,19 @@ static inline bool mroce_qp_is_rc(const struct mroce_qp *qp)
 static inline bool mroce_qp_is_conn(const struct mroce_qp *qp)
 {
 	return qp->ibqp.qp_type == IB_QPT_RC || qp->ibqp.qp_type == IB_QPT_UC;
+}
+
+/* the QP's type as the opcode table (mroce-wr.h) names it */
+static inline u8 mroce_qp_type_bit(const struct mroce_qp *qp)
+{
+	switch (qp->ibqp.qp_type) {
+	case IB_QPT_RC:
+		return MROCE_QPT_RC;
+	case IB_QPT_UC:
+		return MROCE_QPT_UC;
+	default:
+		return MROCE_QPT_UD;	/* UD, GSI */
+	}
 }
 
 /*

@@ -31,18 +31,6 @@ static_assert((int)IB_UVERBS_WR_BIND_MW == (int)IB_WR_BIND_MW &&
 	      (int)IB_UVERBS_WC_LOCAL_INV == (int)IB_WC_LOCAL_INV &&
 	      (int)IB_UVERBS_WC_FETCH_ADD == (int)IB_WC_FETCH_ADD);
 
-static u8 qp_type_bit(const struct mroce_qp *qp)
-{
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-		return MROCE_QPT_RC;
-	case IB_QPT_UC:
-		return MROCE_QPT_UC;
-	default:
-		return MROCE_QPT_UD;	/* UD, GSI */
-	}
-}
-
 /* --- taking WQEs: copy, validate ------------------------------------------- */
 
 static u8 check_sges(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
@@ -131,7 +119,7 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 
 	o = mroce_wr_op(w->opcode);
 	/* kernel ULPs have no MW binding WR (MROCE_WR_USER) */
-	if (!o || !(o->qp_types & qp_type_bit(qp)) ||
+	if (!o || !(o->qp_types & mroce_qp_type_bit(qp)) ||
 	    (o->flags & MROCE_WR_USER && !qp->user)) {
 		w->status = IB_WC_LOC_QP_OP_ERR;
 		return;

@@ -172,7 +172,7 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 	if (e != MRE_SYN_NONE) {
 		/* our buffer for it went away (deregistered under the request) */
 		c->ep->ctr.drop_place++;
-		mre_stream_local_error(s, r->msn, MRE_ST_LOC_PROT);
+		mre_stream_msg_failed(s, r->msn, MRE_ST_LOC_PROT);
 	}
 	if (r->done == r->len)
 		r->state = MRE_SLOT_DONE;

@@ -290,8 +290,8 @@ void mre_stream_complete(struct mre_stream *s)
 		mre_stream_kick(s);
 }
 
-/* message @msn fails with @st (the earliest failure wins); complete in order */
-static void msg_fails(struct mre_stream *s, u32 msn, enum mre_status st)
+/* the earliest failure wins; completions run in order up to it */
+void mre_stream_msg_failed(struct mre_stream *s, u32 msn, enum mre_status st)
 {
 	if (!s->err || seq_lt(msn, s->err_msn)) {
 		s->err = true;
@@ -299,11 +299,6 @@ static void msg_fails(struct mre_stream *s, u32 msn, enum mre_status st)
 		s->err_st = (u8)st;
 	}
 	mre_stream_complete(s);
-}
-
-void mre_stream_local_error(struct mre_stream *s, u32 msn, enum mre_status st)
-{
-	msg_fails(s, msn, st);
 }
 
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
@@ -316,5 +311,5 @@ void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 	 */
 	if (s->uc)
 		return;
-	msg_fails(s, msn, nak_status(syn));
+	mre_stream_msg_failed(s, msn, nak_status(syn));
 }

@@ -117,10 +117,11 @@ bool mre_stream_rnr(struct mre_stream *s, u32 ack_seq);
 /* the responder NAKed our message @msn (ignored by a UC stream) */
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn);
 /*
- * Our message @msn failed here (its response could not be placed: the
- * local buffer is gone): it completes with @st in order, the stream fails.
+ * Our message @msn failed with @st (a NAK's status, or here: its response
+ * could not be placed, the local buffer is gone): it completes with @st in
+ * order, then the stream fails.
  */
-void mre_stream_local_error(struct mre_stream *s, u32 msn, enum mre_status st);
+void mre_stream_msg_failed(struct mre_stream *s, u32 msn, enum mre_status st);
 
 
 #endif /* MRE_STREAM_H */
