@@ -189,12 +189,14 @@ struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 /*
  * The demux's lookups (mre_ops.conn_by_id, .conn_by_addr): the peer found
  * is locked for the engine, into the receiving batch (rx.h); mroce_rx()
- * unlocks it. Its clock for this hold is the datagram's, read once before
- * the lookup: it may be older than the last holder's, which the engine
- * absorbs (it runs a connection at the later of the two, c->clock). Peers
- * live until their device goes, which first waits for receivers (RCU) and
- * for the connect work: what a lookup finds stays valid after its read
- * section ends.
+ * unlocks it. Its clock for the rest of the hold (the run at unlock) is
+ * read under the lock (mroce_peer_now()): the datagram's reading, taken
+ * before the lock was won, may be older by the time another holder spent
+ * (the engine clamps that one to the connection's latest time, c->clock,
+ * but running the connection late by a lock wait costs it: guest fabric
+ * tests failed connections that way). Peers live until their device
+ * goes, which first waits for receivers (RCU) and for the connect work:
+ * what a lookup finds stays valid after its read section ends.
  */
 static struct mre_conn *held(const struct mre_rx *rx, struct mroce_peer *peer)
 	__cond_acquires(&peer->lock)
@@ -204,7 +206,6 @@ static struct mre_conn *held(const struct mre_rx *rx, struct mroce_peer *peer)
 	if (!peer)
 		return NULL;
 	mroce_peer_lock(peer, &ctx->b);
-	peer->now = ctx->now;
 	return &peer->conn;
 }
 
