@@ -28,6 +28,8 @@ enum mroce_counter {
 	MROCE_CNT_CQ_OVERFLOW,	/* completions lost: their CQ was full */
 	MROCE_CNT_LINK_DOWNED,	/* port went from ACTIVE to DOWN */
 	MROCE_CNT_NET_NO_DEVICE,	/* namespace-wide: datagrams for no device */
+	MROCE_CNT_PEERS_LIMITED,	/* no new peer: max_peers in use */
+	MROCE_CNT_PEERS_RECLAIMED,	/* peers freed: unused by any QP, idle */
 	MROCE_NUM_COUNTERS
 };
 

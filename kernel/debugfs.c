@@ -29,14 +29,15 @@ static void show_path(struct seq_file *m, const struct mre_path *p)
 		   p->st_rx);
 }
 
-static void show_peer(struct seq_file *m, struct mroce_peer *peer)
+static void show_peer(struct mroce_peer *peer, void *arg)
 {
+	struct seq_file *m = arg;
 	const struct mre_conn *c = &peer->conn;
 	u64 now = ktime_get_ns();
 	u32 i;
 
 	spin_lock_bh(&peer->lock);
-	seq_printf(m, "peer %pISc from %pISc cid %#x remote %#x %s streams %u\n",
+	seq_printf(m, "peer %pISc from %pISc cid %#llx remote %#llx %s streams %u\n",
 		   &peer->daddr, &peer->saddr, c->cid, c->remote_cid,
 		   c->state < ARRAY_SIZE(conn_states) ? conn_states[c->state] : "?",
 		   c->nstreams);
@@ -64,12 +65,8 @@ static void show_peer(struct seq_file *m, struct mroce_peer *peer)
 static int peers_show(struct seq_file *m, void *v)
 {
 	struct mroce_dev *mdev = m->private;
-	struct mroce_peer *peer;
-	unsigned long cid;
 
-	/* peers live until the device goes, after this file */
-	xa_for_each(&mdev->peers_by_cid, cid, peer)
-		show_peer(m, peer);
+	mroce_peers_for_each(mdev, show_peer, m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(peers);

@@ -17,6 +17,7 @@
 #include <linux/list.h>
 #include <linux/netdevice.h>
 #include <linux/ratelimit.h>
+#include <linux/rhashtable-types.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -59,7 +60,6 @@ struct mroce_net;
 #define MROCE_MAX_SRQ		0x10000
 #define MROCE_MAX_AH		0x10000
 #define MROCE_MAX_MSG		(1U << 31)
-#define MROCE_PEER_HASH_BITS	6
 
 /* one per `rdma link add ... type mroce` */
 struct mroce_dev {
@@ -88,9 +88,12 @@ struct mroce_dev {
 	struct xarray mws;		/* memory windows by rkey >> 8; RCU readers */
 	struct xarray ahs;		/* by AH id; RCU readers */
 	u32 ah_next;
-	struct hlist_head peer_hash[1 << MROCE_PEER_HASH_BITS]; /* by address */
-	spinlock_t peers_lock;		/* writers of peer_hash */
-	struct xarray peers_by_cid;	/* by our connection id; RCU readers */
+	struct rhashtable peers_by_addr; /* by conn.addr; RCU readers */
+	struct xarray peers_by_cid;	/* by (u32)conn.cid; RCU readers */
+	struct list_head peer_list;	/* all; RCU readers */
+	spinlock_t peers_lock;		/* writers of the three */
+	atomic_t npeers;		/* on peer_list (max_peers) */
+	struct delayed_work reclaim_work; /* idle peers go (peertab.c) */
 	spinlock_t atomic_lock;		/* every remote atomic of the device */
 	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers (rx.c) */
 	struct work_struct connect_work;

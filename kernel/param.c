@@ -87,6 +87,30 @@ void mroce_engine_config(struct mre_config *cfg)
 	cfg->active_ns = max_t(u64, cfg->active_ns, cfg->rto_min_ns);
 }
 
+/*
+ * Peers: each costs its connection's memory (about 70 KB at window=10,
+ * more with a larger window), made for a QP or for a CONNECT whose cookie
+ * proved its address. One no QP uses goes after peer_idle_s; when
+ * max_peers are in use, the unused ones go at once and, if none is, the
+ * next is refused (peers_limited).
+ */
+static uint max_peers = 1024;
+module_param(max_peers, uint, 0444);
+MODULE_PARM_DESC(max_peers, "most peers (remote nodes) a device keeps, 1.. (default 1024)");
+static uint peer_idle_s = 60;
+module_param(peer_idle_s, uint, 0444);
+MODULE_PARM_DESC(peer_idle_s, "a peer no QP has used for this long is freed, seconds (default 60; 0: only when max_peers are in use)");
+
+u32 mroce_param_max_peers(void)
+{
+	return max(max_peers, 1u);
+}
+
+u32 mroce_param_peer_idle_s(void)
+{
+	return peer_idle_s;
+}
+
 static bool fill_mtu = true;
 module_param(fill_mtu, bool, 0644);
 MODULE_PARM_DESC(fill_mtu, "RC packets carry as much payload as the netdev MTU allows, not only the QP's path MTU (default Y)");

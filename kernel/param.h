@@ -14,6 +14,9 @@ struct mre_config;
 u16 mroce_param_udp_port(void);
 /* the engine configuration the parameters describe (for a new device) */
 void mroce_engine_config(struct mre_config *cfg);
+/* max_peers, peer_idle_s (peertab.c) */
+u32 mroce_param_max_peers(void);
+u32 mroce_param_peer_idle_s(void);
 /* fill_mtu: RC packets as large as the netdev MTU allows */
 bool mroce_param_fill_mtu(void);
 

@@ -34,6 +34,7 @@
 
 #include <linux/hrtimer.h>
 #include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <net/dst_cache.h>
@@ -70,8 +71,10 @@ struct mroce_peer {
 	/* planes 1.. (plane 0 is daddr/saddr above); peer locked */
 	bool plane_down[MROCE_MAX_PLANES];	/* as the engine was told */
 	struct mroce_peer_plane pl[MROCE_MAX_PLANES];	/* [0] unused */
-	struct hlist_node addr_node;	/* mdev->peer_hash; RCU */
-	refcount_t refs;		/* the device's + one per QP */
+	struct rhash_head addr_node;	/* mdev->peers_by_addr */
+	struct list_head node;		/* mdev->peer_list; RCU */
+	unsigned long used_at;		/* jiffies: a QP last came or went */
+	refcount_t refs;		/* the table's + one per QP and holder */
 	struct mroce_peer *exit_next;	/* mroce_peers_exit()'s list */
 };
 
@@ -91,15 +94,35 @@ int mroce_peers_init(struct mroce_dev *mdev, const struct mre_ops *ops);
 /* drop every peer (device teardown; no QP left, nothing receives) */
 void mroce_peers_exit(struct mroce_dev *mdev);
 
-/* the peer at @daddr, seen from @saddr: found or created; referenced */
+/*
+ * The peer at @daddr, seen from @saddr, for a QP: found or created (its
+ * memory charged to the caller's cgroup), referenced. -ENOMEM: no memory,
+ * or max_peers peers are in use (peers_limited).
+ */
 struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 				  const struct sockaddr *daddr,
 				  const struct sockaddr *saddr);
+/* a QP lets go of its peer (the peer may be idle from now) */
 void mroce_peer_put(struct mroce_peer *peer);
+/* the same for a CONNECT whose cookie proved @daddr (the connect work) */
+struct mroce_peer *mroce_peer_accept(struct mroce_dev *mdev,
+				     const struct sockaddr_storage *daddr,
+				     const struct sockaddr_storage *saddr);
+/* a demux lookup's reference, after unlocking */
+void mroce_peer_release(struct mroce_peer *peer);
+/* call @fn on every peer (referenced, not locked; RCU, must not sleep) */
+void mroce_peers_for_each(struct mroce_dev *mdev,
+			  void (*fn)(struct mroce_peer *peer, void *arg),
+			  void *arg);
+/* peer locked: its connection id changed from @old (reopened) */
+void mroce_peer_rekey(struct mroce_peer *peer, u64 old);
 
-/* mre_ops.conn_by_id, .conn_by_addr: the peer, locked (rx.c unlocks it) */
+/*
+ * mre_ops.conn_by_id, .conn_by_addr: the peer, referenced and locked
+ * (rx.c unlocks and releases it)
+ */
 struct mre_conn *mroce_peer_conn_by_id(struct mre_ep *ep,
-				       const struct mre_rx *rx, u32 cid);
+				       const struct mre_rx *rx, u64 cid);
 struct mre_conn *mroce_peer_conn_by_addr(struct mre_ep *ep,
 					 const struct mre_rx *rx,
 					 const struct mre_addr *addr);

@@ -39,8 +39,10 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
 	mroce_net_addrs(skb, &rx.src, &rx.dst);
 	mroce_batch_init(&ctx.b);
 	c = mre_ep_rx(&mdev->ep, ctx.now, &rx);
-	if (c)
+	if (c) {
 		mroce_peer_unlock(mroce_peer_of(c));	/* runs it */
+		mroce_peer_release(mroce_peer_of(c));
+	}
 	mroce_batch_flush(&ctx.b);
 	if (!ctx.kept)
 		consume_skb(skb);	/* each drop is counted by its reason */
@@ -60,9 +62,12 @@ int mroce_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 /* --- CONNECTs from new nodes ------------------------------------------------- */
 
 /*
- * A CONNECT from a node without a peer. In softirq: queue it for the
- * connect work. In the work: make the peer, set up for the device's
- * planes before the engine gets it (mre_ops.conn_new allows it).
+ * A CONNECT from a node without a peer, whose cookie proved the address
+ * it came from. In softirq: queue it for the connect work (its route,
+ * which may be a noref one valid in this RCU section only, is dropped: it
+ * is not needed). In the work: make the peer (max_peers at most), set up
+ * for the device's planes before the engine gets it (mre_ops.conn_new
+ * allows it).
  */
 enum mre_new mroce_rx_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
 			       const struct mre_addr *addr,
@@ -79,6 +84,7 @@ enum mre_new mroce_rx_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
 			mroce_counter_inc(mdev, MROCE_CNT_RX_DROP_CONNECT_Q);
 			return MRE_NEW_REFUSED;
 		}
+		skb_dst_drop(ctx->skb);
 		skb_queue_tail(&mdev->connect_q, ctx->skb);
 		ctx->kept = true;
 		schedule_work(&mdev->connect_work);
@@ -86,12 +92,10 @@ enum mre_new mroce_rx_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
 	}
 	mroce_sa_of_addr(addr, &d);
 	mroce_sa_of_addr(local, &s);
-	peer = mroce_peer_get(mdev, (struct sockaddr *)&d,
-			      (struct sockaddr *)&s);
+	peer = mroce_peer_accept(mdev, &d, &s);
 	if (IS_ERR(peer))
 		return MRE_NEW_REFUSED;
-	mroce_peer_put(peer);		/* the device's reference keeps it */
-	mroce_peer_lock(peer, &ctx->b);
+	mroce_peer_lock(peer, &ctx->b);	/* held: rx_one() lets go */
 	mroce_peer_planes(peer);
 	*c = &peer->conn;
 	return MRE_NEW_OK;
@@ -132,7 +136,7 @@ void mroce_rx_ud(struct mre_ep *ep, const struct mre_rx *rx,
 	mroce_ud_rx(ctx->mdev, ctx->skb, pkt);
 }
 
-/* a RESET back to where the datagram came from (no peer, no route cache) */
+/* a RESET or RETRY back to where the datagram came from (no peer, no route cache) */
 void mroce_rx_reply(struct mre_ep *ep, const struct mre_rx *rx, const u8 *pkt,
 		    u32 len)
 {

@@ -35,6 +35,17 @@ static u32 random_nonzero(struct mre_ep *ep)
 	return v;
 }
 
+/* a connection id: 64 random bits, what a blind attacker must guess */
+static u64 random_cid(struct mre_ep *ep)
+{
+	u64 v;
+
+	do {
+		v = ep->ops->random(ep);
+	} while (!v);
+	return v;
+}
+
 /* fresh sequence state for both directions (init, and peer restart) */
 static void conn_reset_seq(struct mre_conn *c, u64 now)
 {
@@ -90,7 +101,7 @@ void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem,
 	mre_list_init(&c->active);
 	mre_list_init(&c->attached);
 	mre_list_init(&c->markwait);
-	c->cid = random_nonzero(ep);
+	c->cid = random_cid(ep);
 	c->state = MRE_CONN_CLOSED;
 	conn_reset_seq(c, 0);
 }
@@ -148,7 +159,7 @@ void mre_conn_connect(struct mre_conn *c, u64 now)
 	 */
 	if (c->state == MRE_CONN_FAILED) {
 		conn_reset_seq(c, now);
-		c->cid = random_nonzero(c->ep);
+		c->cid = random_cid(c->ep);
 		c->remote_cid = 0;
 		c->state = MRE_CONN_CLOSED;
 	}
@@ -156,6 +167,7 @@ void mre_conn_connect(struct mre_conn *c, u64 now)
 		return;
 	make_blob(c);
 	c->state = MRE_CONN_CONNECTING;
+	c->cookie = 0;		/* bound to our id: a new one needs a new cookie */
 	c->connect_tries = 0;
 	c->connect_ivl = mre_cfg(c)->connect_ns;
 	mre_send_connect(c, MRE_T_CONNECT, now);
@@ -189,37 +201,62 @@ void mre_conn_fail(struct mre_conn *c, enum mre_status st)
 		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
 }
 
+/*
+ * A CONNECT of a new incarnation on an established connection: only the
+ * peer can prove that it restarted. Send it something on the old
+ * incarnation (an ACK); a peer that restarted has no such id and answers
+ * with a RESET naming it, our remote_cid, which an attacker who is not on
+ * the path cannot know (mre_conn_restarted()). Until then nothing fails.
+ * One challenge per connect_ns: a flood of CONNECTs is not answered in kind.
+ */
+static void challenge(struct mre_conn *c, u64 now)
+{
+	if (c->challenged && now - c->challenge_at < mre_cfg(c)->connect_ns)
+		return;
+	c->challenged = true;
+	c->challenge_at = now;
+	c->ep->ctr.challenge_tx++;
+	mre_send_ack(c, &c->paths[0], now);
+}
+
+void mre_conn_restarted(struct mre_conn *c)
+{
+	/*
+	 * Streams attached meanwhile that have not carried anything yet
+	 * belong to the new incarnation (their QPs were connected to new
+	 * QPs of the peer) and stay.
+	 */
+	c->challenged = false;
+	c->state = MRE_CONN_FAILED;
+	c->ep->ctr.conn_fail++;
+	fail_streams(c, MRE_ST_RETRY_EXC, true);
+	if (c->ep->ops->conn_event)
+		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
+}
+
 int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 {
-	int restarted = 0;
+	int reopened = 0;
 
 	c->ep->ctr.rx_ctrl++;
-	if (c->state == MRE_CONN_ESTABLISHED &&
-	    c->remote_cid == pkt->connect.src_cid) {
-		mre_send_connect(c, MRE_T_ACCEPT, now);	/* our ACCEPT was lost */
+	if (c->state == MRE_CONN_ESTABLISHED) {
+		if (c->remote_cid == pkt->connect.src_cid)
+			mre_send_connect(c, MRE_T_ACCEPT, now);	/* ours was lost */
+		else
+			challenge(c, now);
 		return 0;
 	}
-	if (c->state == MRE_CONN_ESTABLISHED || c->state == MRE_CONN_FAILED) {
-		/*
-		 * The peer restarted (or reopened after a failure): whatever
-		 * went over the old incarnation is gone. Streams attached
-		 * meanwhile that have not carried anything yet belong to the
-		 * new one (their QPs were connected to new QPs of the peer)
-		 * and stay.
-		 */
-		if (c->state == MRE_CONN_ESTABLISHED) {
-			c->ep->ctr.conn_fail++;
-			if (c->ep->ops->conn_event)
-				c->ep->ops->conn_event(c, MRE_CONN_DEAD);
-		}
+	if (c->state == MRE_CONN_FAILED) {
+		/* reopened by the peer: whatever went over the old one is gone */
 		fail_streams(c, MRE_ST_RETRY_EXC, true);
 		conn_reset_seq(c, now);
-		restarted = 1;
+		reopened = 1;
 	}
+	c->challenged = false;
 	make_blob(c);		/* a new incarnation: our planes now */
 	mre_conn_established(c, pkt, now);
 	mre_send_connect(c, MRE_T_ACCEPT, now);
-	return restarted;
+	return reopened;
 }
 
 void mre_conn_close(struct mre_conn *c, enum mre_status st)

@@ -97,8 +97,8 @@ enum mre_conn_state {
 struct mre_conn {
 	struct mre_ep *ep;
 	u64 clock;		/* the latest time the engine ran it at */
-	u32 cid;		/* ours: the peer puts it in dst_cid */
-	u32 remote_cid;
+	u64 cid;		/* ours: the peer puts it in dst_cid */
+	u64 remote_cid;
 	u8 state;
 	u8 npaths;
 	u8 nplanes;
@@ -169,6 +169,9 @@ struct mre_conn {
 	u64 connect_at;
 	u64 connect_ivl;
 	u32 connect_tries;
+	u64 cookie;		/* CONNECTING: the peer's RETRY cookie (0: none) */
+	u64 challenge_at;	/* a CONNECT for a new incarnation was challenged */
+	bool challenged;	/* ... and no proof (a RESET for ours) came yet */
 	u16 blob_len;		/* our blob, as sent in CONNECT / ACCEPT ... */
 	u8 blob_planes;		/* ... listing this many planes */
 	u8 blob[MRE_MAX_BLOB];
@@ -210,6 +213,11 @@ void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
 /* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now);
+/*
+ * The peer's proven restart (a RESET for our id after a challenge): what
+ * went over the old incarnation fails, the next CONNECT opens anew.
+ */
+void mre_conn_restarted(struct mre_conn *c);
 /* forget every gate entry and descriptor of stream @id (stream detach) */
 void mre_conn_forget_stream(struct mre_conn *c, u32 id);
 

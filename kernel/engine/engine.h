@@ -86,9 +86,12 @@ void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem,
 void mre_conn_connect(struct mre_conn *c, u64 now);
 
 /*
- * Passive open or repeated CONNECT: @pkt is a parsed CONNECT for @c
- * (mre_ep_rx() calls it; a test may too). Answers with ACCEPT. Returns 1
- * when the peer restarted (its old state was flushed), else 0.
+ * Passive open or repeated CONNECT: @pkt is a parsed CONNECT for @c, from
+ * an address its cookie proved (mre_ep_rx() calls it; a test may too).
+ * Answers with ACCEPT. A CONNECT of a new incarnation on an established
+ * connection is challenged instead (protocol.md 5.2): nothing fails until
+ * the peer proves the restart. Returns 1 when a failed connection was
+ * reopened (its old state flushed), else 0.
  */
 int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt);
 

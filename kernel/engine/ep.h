@@ -64,7 +64,7 @@ struct mre_config {
 	u32 repath_loss_pct;	/* move a path whose loss exceeds this %, and ... */
 	u32 repath_factor;	/* ... this many times the connection's average */
 	u32 tx_burst;		/* most packets one mre_conn_run() sends */
-	u32 reset_burst;	/* RESETs sent per second at most (demux.c) */
+	u32 reset_burst;	/* RESETs, RETRYs a second to one source (demux.c) */
 };
 
 /* fill cfg with the defaults documented in protocol.md */
@@ -95,7 +95,10 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(ack_asked)	X(ack_ooo)	X(ack_other)	X(ack_count)	\
 	X(ack_timer)							\
 	X(drop_group)	X(drop_reset)	X(drop_conn_new) X(connect_later) \
-	X(reset_limited) X(drop_place)
+	X(reset_limited) X(drop_place)					\
+	X(retry_tx)	X(retry_rx)	X(retry_limited) X(drop_retry)	\
+	X(connect_cookie) X(drop_foreign) X(challenge_tx)		\
+	X(drop_plane_addr)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;
@@ -226,13 +229,13 @@ struct mre_ops {
 	 * lets go of it (runs it, unlocks). @rx is the datagram being handled.
 	 */
 	struct mre_conn *(*conn_by_id)(struct mre_ep *ep, const struct mre_rx *rx,
-				       u32 cid);
+				       u64 cid);
 	struct mre_conn *(*conn_by_addr)(struct mre_ep *ep,
 					 const struct mre_rx *rx,
 					 const struct mre_addr *peer);
 	/*
-	 * A CONNECT from @peer (its node address, reached from our @local),
-	 * which has no connection. MRE_NEW_OK: *@c is a new connection
+	 * A CONNECT from @peer (the address it came from and proved by its
+	 * cookie, reached at our @local), which has no connection. MRE_NEW_OK: *@c is a new connection
 	 * (mre_conn_init() with @peer), held as above. Before returning it the
 	 * embedder may set it up with mre_conn_set_planes() and
 	 * mre_conn_plane(): the engine does not hold it yet, so these calls
@@ -255,7 +258,10 @@ struct mre_ops {
 	/* a parsed UD datagram (no connection) */
 	void (*ud_rx)(struct mre_ep *ep, const struct mre_rx *rx,
 		      const struct mre_pkt *pkt);
-	/* send @pkt (a RESET) back: from rx->dst to rx->src, port rx->src_port */
+	/*
+	 * Send @pkt (a RESET or a RETRY) back: from rx->dst to rx->src, port
+	 * rx->src_port. The demux limits these per source (reset_burst).
+	 */
 	void (*reply)(struct mre_ep *ep, const struct mre_rx *rx, const u8 *pkt,
 		      u32 len);
 
@@ -326,8 +332,15 @@ struct mre_ep {
 	u32 act_epoch;
 	u32 act_cur;
 	u32 act_prev;
-	u64 reset_epoch;	/* RESET rate limit: this second started ... */
-	u32 reset_sent;		/* ... and this many went out in it */
+	/* the key of cookies and limiter buckets (hash.h); set at first use */
+	u64 secret[2];
+	bool secret_set;
+	/* RESETs and RETRYs to one source: its bucket's second, and count */
+#define MRE_RL_BUCKETS	64
+	struct mre_rl {
+		u64 start;
+		u32 sent;
+	} rl[MRE_RL_BUCKETS];
 	void *priv;		/* the embedder's */
 };
 
@@ -340,14 +353,16 @@ int mre_ep_init(struct mre_ep *ep, const struct mre_ops *ops,
  *
  * It parses and validates the packet (each refusal counted under its own
  * reason) and finds its connection through the embedder: DATA, ACK,
- * ACCEPT and PROBE by their dst_cid (mre_ops.conn_by_id), RESET by its
- * sender's address, CONNECT by the sender's node address (plane 0's
- * address from its blob when it came by another plane; conn_by_addr),
- * creating a connection for an unknown node (conn_new). It answers a
- * packet for an unknown id with a RESET (mre_ops.reply, at most
- * reset_burst a second), gives UD datagrams to mre_ops.ud_rx, learns the
- * peer's planes from a CONNECT's or ACCEPT's blob, and hands the packet to
- * its connection. Nothing that came off the wire is trusted before then.
+ * ACCEPT, PROBE and RETRY by their dst_cid (mre_ops.conn_by_id), and only
+ * from an address of that peer; RESET by its sender's address; CONNECT by
+ * the address it came from, once its cookie proves that address (else it
+ * is answered with a RETRY and nothing is kept), creating a connection
+ * for an unknown node (conn_new). It answers a packet for an unknown id
+ * with a RESET (mre_ops.reply; RESETs and RETRYs at most reset_burst a
+ * second to one source), gives UD datagrams to mre_ops.ud_rx, learns the
+ * peer's planes from the blob of the CONNECT or ACCEPT that opens a
+ * connection, and hands the packet to its connection. Nothing that came
+ * off the wire is trusted before then (protocol.md section 11).
  *
  * Returns the connection it delivered to, still held (see conn_by_id):
  * the caller runs it (mre_conn_run()) and lets go of it. NULL when the

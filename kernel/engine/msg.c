@@ -115,8 +115,15 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	struct mre_rd_slot *r = &s->rs[d->rdsn % MRE_RD_SLOTS];
 	struct mre_gate *g;
 
-	/* a slot still in use means the requester broke its initiator depth */
-	if (r->state == MRE_SLOT_ARRIVED || r->state == MRE_SLOT_SENDING ||
+	/*
+	 * rdsn comes from the wire: it must be one the gate has not started
+	 * and within MRE_RD_SLOTS of the oldest response still to generate
+	 * (an honest requester never has more out), or it would move rs_tail
+	 * anywhere and the response loop would walk to it. A slot still in
+	 * use means the requester broke its initiator depth.
+	 */
+	if (seq_lt(d->rdsn, s->rs_tail) || d->rdsn - s->rs_head >= MRE_RD_SLOTS ||
+	    r->state == MRE_SLOT_ARRIVED || r->state == MRE_SLOT_SENDING ||
 	    (d->op == MRE_OP_ATOMIC_REQ && d->raddr & 7))
 		return msg_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
 	/* checked now so that a failure can still refuse the packet */
@@ -153,9 +160,11 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 	int e = MRE_SYN_NONE;
 	u8 orig[8];
 
+	/* offset and length from the wire: within what we asked for */
 	if (r->state != MRE_SLOT_WAIT || r->msn != d->msn ||
 	    (r->op == MRE_OP_ATOMIC_REQ) != atomic ||
-	    d->offset + d->plen > r->len) {
+	    (atomic && d->offset) || d->offset > r->len ||
+	    d->plen > r->len - d->offset) {
 		c->ep->ctr.drop_inv_req++;	/* not what we asked for */
 		return;
 	}
@@ -245,7 +254,8 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 
 	if (r->state != MRE_SLOT_ARRIVED)
 		return;
-	s->rs_tail = rdsn + 1;
+	if (seq_ge(rdsn, s->rs_tail))	/* checked at arrival: < rs_head + slots */
+		s->rs_tail = rdsn + 1;
 	r->state = MRE_SLOT_SENT;	/* until proven good */
 	if (r->op == MRE_OP_READ_REQ) {
 		e = ops->check(s, r->op, r->rkey, r->raddr, r->len);

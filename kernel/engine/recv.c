@@ -251,6 +251,24 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	mre_send_ack(c, &c->paths[pkt->path], now);
 }
 
+/*
+ * The peer wants our CONNECT again with its cookie (protocol.md 5.1). Sent
+ * at once when the cookie is new; else the CONNECT timer resends it, so
+ * that two ends that disagree on a cookie do not ping-pong.
+ */
+static void rx_retry(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	if (c->state != MRE_CONN_CONNECTING) {
+		c->ep->ctr.drop_retry++;
+		return;
+	}
+	c->ep->ctr.retry_rx++;
+	if (c->cookie == pkt->retry.cookie)
+		return;
+	c->cookie = pkt->retry.cookie;
+	mre_send_connect(c, MRE_T_CONNECT, now);
+}
+
 void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		 bool ce)
 {
@@ -262,9 +280,16 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		return;
 	case MRE_T_RESET:
 		c->ep->ctr.reset_rx++;
-		if (pkt->reset.cid == c->remote_cid &&
-		    c->state == MRE_CONN_ESTABLISHED)
+		if (pkt->reset.cid != c->remote_cid ||
+		    c->state != MRE_CONN_ESTABLISHED)
+			return;
+		if (c->challenged)	/* the peer's restart, proven */
+			mre_conn_restarted(c);
+		else
 			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		return;
+	case MRE_T_RETRY:
+		rx_retry(c, pkt, now);
 		return;
 	}
 	if (c->state != MRE_CONN_ESTABLISHED) {

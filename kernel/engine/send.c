@@ -63,6 +63,7 @@ void mre_send_connect(struct mre_conn *c, u8 type, u64 now)
 			.src_cid = c->cid, .isn = c->tsn_next,
 			.window_log2 = c->window_log2, .npaths = c->npaths,
 			.blob_len = c->blob_len, .blob = c->blob,
+			.cookie = type == MRE_T_CONNECT ? c->cookie : 0,
 		},
 	};
 

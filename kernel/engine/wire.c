@@ -9,11 +9,11 @@
  */
 #include "wire.h"
 
-/* DATA header offsets (after the 16-byte common header) */
+/* DATA header offsets (after the 20-byte common header) */
 enum {
-	D_TSN = 16, D_PATH_UNA = 20, D_DST_STREAM = 24, D_SRC_STREAM = 28,
-	D_MSN = 32, D_OFFSET = 36, D_MLEN = 40, D_OP = 44, D_DFLAGS = 45,
-	D_PLEN = 46, D_EXT = 48,
+	D_TSN = 20, D_PATH_UNA = 24, D_DST_STREAM = 28, D_SRC_STREAM = 32,
+	D_MSN = 36, D_OFFSET = 40, D_MLEN = 44, D_OP = 48, D_DFLAGS = 49,
+	D_PLEN = 50, D_EXT = 52,
 };
 
 static const u8 data_ext_len[MRE_OP_MAX] = {
@@ -48,7 +48,7 @@ static const bool data_op_payload[MRE_OP_MAX] = {
 static const char *const type_names[MRE_T_MAX] = {
 	[MRE_T_DATA] = "DATA", [MRE_T_ACK] = "ACK", [MRE_T_CONNECT] = "CONNECT",
 	[MRE_T_ACCEPT] = "ACCEPT", [MRE_T_RESET] = "RESET",
-	[MRE_T_PROBE] = "PROBE", [MRE_T_UD] = "UD",
+	[MRE_T_PROBE] = "PROBE", [MRE_T_UD] = "UD", [MRE_T_RETRY] = "RETRY",
 };
 
 static const char *const op_names[MRE_OP_MAX] = {
@@ -216,16 +216,18 @@ static enum mre_parse_err parse_connect(const u8 *b, u32 len,
 
 	if (len < MRE_CONNECT_LEN)
 		return MRE_PARSE_SHORT;
-	c->src_cid = get_be32(x);
-	c->isn = get_be32(x + 4);
-	c->window_log2 = x[8];
-	c->npaths = x[9];
-	c->blob_len = get_be16(x + 10);
-	c->cflags = get_be32(x + 12);
+	c->src_cid = get_be64(x);
+	c->isn = get_be32(x + 8);
+	c->window_log2 = x[12];
+	c->npaths = x[13];
+	c->blob_len = get_be16(x + 14);
+	c->cflags = get_be32(x + 16);
+	c->cookie = get_be64(x + 20);
 	if (c->blob_len > MRE_MAX_BLOB || MRE_CONNECT_LEN + (u32)c->blob_len != len)
 		return MRE_PARSE_LEN;
 	if (!c->src_cid || c->window_log2 < 4 || c->window_log2 > 16 ||
-	    !c->npaths || c->npaths > MRE_MAX_PATHS || c->cflags)
+	    !c->npaths || c->npaths > MRE_MAX_PATHS || c->cflags ||
+	    (p->type == MRE_T_ACCEPT && c->cookie))
 		return MRE_PARSE_FIELD;
 	/* CONNECT opens (no id yet), ACCEPT answers one */
 	if ((p->type == MRE_T_CONNECT) != (p->dst_cid == 0))
@@ -268,9 +270,9 @@ enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 	p->type = b[0] & 0xf;
 	p->flags = b[1];
 	p->path = get_be16(b + 2);
-	p->dst_cid = get_be32(b + 4);
-	p->psn = get_be32(b + 8);
-	p->ts = get_be32(b + 12);
+	p->dst_cid = get_be64(b + 4);
+	p->psn = get_be32(b + 12);
+	p->ts = get_be32(b + 16);
 	p->payload = NULL;
 	if (p->type == 0 || p->type >= MRE_T_MAX)
 		return MRE_PARSE_TYPE;
@@ -293,10 +295,18 @@ enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 	case MRE_T_RESET:
 		if (len != MRE_RESET_LEN)
 			return len < MRE_RESET_LEN ? MRE_PARSE_SHORT : MRE_PARSE_LEN;
-		p->reset.cid = get_be32(b + MRE_COMMON_LEN);
-		p->reset.reason = get_be32(b + MRE_COMMON_LEN + 4);
+		p->reset.cid = get_be64(b + MRE_COMMON_LEN);
+		p->reset.reason = get_be32(b + MRE_COMMON_LEN + 8);
 		p->hdr_len = len;
 		return p->reset.cid ? MRE_PARSE_OK : MRE_PARSE_FIELD;
+	case MRE_T_RETRY:
+		if (len != MRE_RETRY_LEN)
+			return len < MRE_RETRY_LEN ? MRE_PARSE_SHORT : MRE_PARSE_LEN;
+		p->retry.cookie = get_be64(b + MRE_COMMON_LEN);
+		p->hdr_len = len;
+		/* it answers the CONNECT of connection dst_cid */
+		return p->dst_cid && p->retry.cookie ? MRE_PARSE_OK :
+						       MRE_PARSE_FIELD;
 	case MRE_T_PROBE:
 		if (len != MRE_PROBE_LEN)
 			return len < MRE_PROBE_LEN ? MRE_PARSE_SHORT : MRE_PARSE_LEN;
@@ -397,12 +407,13 @@ static u32 put_connect(u8 *b, const struct mre_pkt *p)
 	const struct mre_pkt_connect *c = &p->connect;
 	u8 *x = b + MRE_COMMON_LEN;
 
-	put_be32(x, c->src_cid);
-	put_be32(x + 4, c->isn);
-	x[8] = c->window_log2;
-	x[9] = c->npaths;
-	put_be16(x + 10, c->blob_len);
-	put_be32(x + 12, c->cflags);
+	put_be64(x, c->src_cid);
+	put_be32(x + 8, c->isn);
+	x[12] = c->window_log2;
+	x[13] = c->npaths;
+	put_be16(x + 14, c->blob_len);
+	put_be32(x + 16, c->cflags);
+	put_be64(x + 20, c->cookie);
 	if (c->blob_len)
 		mre_memcpy(b + MRE_CONNECT_LEN, c->blob, c->blob_len);
 	return MRE_CONNECT_LEN + c->blob_len;
@@ -415,9 +426,9 @@ u32 mre_wire_put(u8 *b, const struct mre_pkt *p)
 	b[0] = MRE_WIRE_VERSION << 4 | (p->type & 0xf);
 	b[1] = p->flags;
 	put_be16(b + 2, p->path);
-	put_be32(b + 4, p->dst_cid);
-	put_be32(b + 8, p->psn);
-	put_be32(b + 12, p->ts);
+	put_be64(b + 4, p->dst_cid);
+	put_be32(b + 12, p->psn);
+	put_be32(b + 16, p->ts);
 	switch (p->type) {
 	case MRE_T_DATA:
 		return put_data(b, p);
@@ -427,9 +438,12 @@ u32 mre_wire_put(u8 *b, const struct mre_pkt *p)
 	case MRE_T_ACCEPT:
 		return put_connect(b, p);
 	case MRE_T_RESET:
-		put_be32(x, p->reset.cid);
-		put_be32(x + 4, p->reset.reason);
+		put_be64(x, p->reset.cid);
+		put_be32(x + 8, p->reset.reason);
 		return MRE_RESET_LEN;
+	case MRE_T_RETRY:
+		put_be64(x, p->retry.cookie);
+		return MRE_RETRY_LEN;
 	case MRE_T_PROBE:
 		put_be32(x, p->probe.path_una);
 		put_be32(x + 4, 0);

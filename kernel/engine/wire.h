@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * MetaRoCE wire format, version 1 (specification draft 0).
+ * MetaRoCE wire format, version 2 (specification draft 1).
  *
  * This header and Documentation/protocol.md describe the same thing and are
  * changed together. Names here are the names the document uses.
  *
  * Every MetaRoCE packet is the payload of one UDP datagram sent to the
- * receiver's MetaRoCE port. All fields are big-endian. A packet is a 16-byte
+ * receiver's MetaRoCE port. All fields are big-endian. A packet is a 20-byte
  * common header followed by a type-specific body:
  *
  *	 0               1               2               3
  *	+-------+-------+---------------+-------------------------------+
  *	|  ver  | type  |     flags     |             path              |
  *	+-------+-------+---------------+-------------------------------+
- *	|                            dst_cid                            |
+ *	|                       dst_cid (64 bits)                       |
+ *	|                                                               |
  *	+---------------------------------------------------------------+
  *	|                              psn                              |
  *	+---------------------------------------------------------------+
@@ -31,7 +32,7 @@
 
 #include "mre_types.h"
 
-#define MRE_WIRE_VERSION	1	/* 0 is reserved: a zeroed buffer is never valid */
+#define MRE_WIRE_VERSION	2	/* 0 is reserved: a zeroed buffer is never valid */
 #define MRE_DEFAULT_UDP_PORT	4796	/* not 4791 (RoCEv2) nor 4793 (UET) */
 
 enum mre_pkt_type {
@@ -42,6 +43,7 @@ enum mre_pkt_type {
 	MRE_T_RESET	= 5,	/* "I have no connection with that id" */
 	MRE_T_PROBE	= 6,	/* sequenced on a path, no TSN: liveness of a path */
 	MRE_T_UD	= 7,	/* unreliable datagram (UD QPs), no connection */
+	MRE_T_RETRY	= 8,	/* answer to a CONNECT without a valid cookie */
 	MRE_T_MAX
 };
 
@@ -92,8 +94,8 @@ enum mre_syndrome {
 };
 
 /* sizes of the fixed parts */
-#define MRE_COMMON_LEN		16
-#define MRE_DATA_LEN		48	/* common + data header */
+#define MRE_COMMON_LEN		20
+#define MRE_DATA_LEN		52	/* common + data header */
 #define MRE_EXT_WRITE_LEN	20	/* raddr, rkey, rsn, imm */
 #define MRE_EXT_SEND_LEN	8	/* rsn, imm */
 #define MRE_EXT_READ_REQ_LEN	20	/* raddr, rkey, rdsn, len */
@@ -104,11 +106,12 @@ enum mre_syndrome {
 #define MRE_EXT_NOP_LEN		0
 #define MRE_ACK_LEN		(MRE_COMMON_LEN + 80)
 #define MRE_PROBE_LEN		(MRE_COMMON_LEN + 8)
-#define MRE_CONNECT_LEN		(MRE_COMMON_LEN + 16)	/* + blob */
-#define MRE_RESET_LEN		(MRE_COMMON_LEN + 8)
+#define MRE_CONNECT_LEN		(MRE_COMMON_LEN + 28)	/* + blob */
+#define MRE_RESET_LEN		(MRE_COMMON_LEN + 12)
+#define MRE_RETRY_LEN		(MRE_COMMON_LEN + 8)
 #define MRE_UD_LEN		(MRE_COMMON_LEN + 20)
 #define MRE_MAX_BLOB		136	/* opaque embedder data in CONNECT/ACCEPT */
-#define MRE_MAX_HDR_LEN		68	/* largest header in front of a payload (WRITE) */
+#define MRE_MAX_HDR_LEN		72	/* largest header in front of a payload (WRITE) */
 
 #define MRE_SACK_BITS		256	/* per-path selective ACK window */
 #define MRE_SACK_WORDS		(MRE_SACK_BITS / 32)
@@ -125,7 +128,7 @@ struct mre_pkt {
 	u8 type;
 	u8 flags;
 	u16 path;
-	u32 dst_cid;
+	u64 dst_cid;
 	u32 psn;
 	u32 ts;
 	union {
@@ -171,18 +174,22 @@ struct mre_pkt {
 			u32 path_una;
 		} probe;
 		struct mre_pkt_connect {
-			u32 src_cid;	/* the sender's own connection id */
+			u64 src_cid;	/* the sender's own connection id */
 			u32 isn;	/* the sender's first TSN */
 			u8 window_log2;	/* the sender's TSN window (receive side) */
 			u8 npaths;
 			u16 blob_len;
 			u32 cflags;
-			const u8 *blob;	/* opaque to the engine (addresses of planes) */
+			u64 cookie;	/* CONNECT: the listener's RETRY cookie; 0: none */
+			const u8 *blob;	/* the sender's planes (protocol.md 4.4) */
 		} connect;
 		struct mre_pkt_reset {
-			u32 cid;	/* the connection id that was not found */
+			u64 cid;	/* the connection id that was not found */
 			u32 reason;
 		} reset;
+		struct mre_pkt_retry {
+			u64 cookie;	/* to echo in the CONNECT, from the same address */
+		} retry;
 		struct mre_pkt_ud {
 			u32 dst_qpn;
 			u32 src_qpn;

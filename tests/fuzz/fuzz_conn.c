@@ -172,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(pkt, data + off, len);
 		off += len;
 		if (ctl & 1 && len >= 8)
-			put_be32(pkt + 4, w.c[to].cid);
+			put_be64(pkt + 4, w.c[to].cid);
 		if (ctl >> 3)
 			advance((u64)(ctl >> 3) * 500);
 		mdl_rx(&w.n[to], 1 - to, pkt, len, ctl & 4, w.now);

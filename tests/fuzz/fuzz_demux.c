@@ -11,15 +11,17 @@
  *
  * ctl bits 0-2: the sender (node 0..6; 7: an IPv6 address); bit 3: it came
  * as a broadcast; bit 4: CE; bit 5: sent to a multicast group; bit 6:
- * first overwrite dst_cid with a live connection's id; bit 7: the clock
- * jumps a second first (RESET rate limit windows). The same bytes also go
+ * first overwrite dst_cid with a live connection's id (a CONNECT: its
+ * cookie with the latest RETRY's, so that CONNECTs get past the cookie
+ * check); bit 7: the clock jumps a second first (RESET rate limit
+ * windows). The same bytes also go
  * through mre_wire_blob_parse() in both families.
  *
  * A bug is: a crash or sanitizer report; mre_ep_rx() returning a
  * connection that is not one of the node's; a packet the node sends that
  * does not parse; a blob that parses to more than MRE_BLOB_MAX_PLANES or
- * does not survive being written back and parsed again; more RESETs in a
- * second than reset_burst.
+ * does not survive being written back and parsed again; more RESETs and
+ * RETRYs to one sender in a second than reset_burst.
  */
 #include "model.h"
 #include <stdint.h>
@@ -39,7 +41,8 @@ static struct {
 	u32 npool;
 	u64 now;
 	u64 epoch;
-	u32 resets;
+	u32 resets[MDL_MAX_PEERS];
+	u64 cookie;		/* the latest RETRY's */
 } w;
 
 static void out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
@@ -49,13 +52,15 @@ static void out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
 
 	if (mre_wire_parse(pkt, len, &p) != MRE_PARSE_OK)
 		BUG();
-	if (p.type != MRE_T_RESET)
+	if (p.type == MRE_T_RETRY)
+		w.cookie = p.retry.cookie;
+	if (p.type != MRE_T_RESET && p.type != MRE_T_RETRY)
 		return;
 	if (w.now - w.epoch >= 1000000000ULL) {
 		w.epoch = w.now;
-		w.resets = 0;
+		memset(w.resets, 0, sizeof(w.resets));
 	}
-	if (++w.resets > w.n.ep.cfg.reset_burst)
+	if (peer >= MDL_MAX_PEERS || ++w.resets[peer] > w.n.ep.cfg.reset_burst)
 		BUG();
 }
 
@@ -97,7 +102,8 @@ static void setup(void)
 	w.npool = 0;
 	w.now = 1000;
 	w.epoch = 0;
-	w.resets = 0;
+	memset(w.resets, 0, sizeof(w.resets));
+	w.cookie = 0;
 	mdl_node_init(&w.n, 0, 0x5eed, &cfg);
 	w.n.out = out;
 	w.n.new_conn = new_conn;
@@ -158,8 +164,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += len;
 		blob_check(pkt, len, MRE_AF_INET);
 		blob_check(pkt, len, MRE_AF_INET6);
-		if (ctl & 0x40 && len >= 8)
-			put_be32(pkt + 4, w.npool && ctl & 1 ?
+		if (ctl & 0x40 && len >= MRE_CONNECT_LEN &&
+		    (pkt[0] & 0xf) == MRE_T_CONNECT)
+			put_be64(pkt + MRE_COMMON_LEN + 20, w.cookie);
+		else if (ctl & 0x40 && len >= 12)
+			put_be64(pkt + 4, w.npool && ctl & 1 ?
 				 w.pool[0].cid : w.c.cid);
 		if (ctl & 0x80)
 			w.now += 1000000000ULL;

@@ -146,5 +146,13 @@ int main(int argc, char **argv)
 	}
 	put_file(argv[3], "one", np, one, record(one, np - 1, 5));
 	put_file(argv[3], "seq", 0, seq, n);
+	/* a CONNECT from a new node, then again with the RETRY's cookie */
+	for (i = 0; i < np; i++) {
+		if ((pk[i][0] & 0xf) != MRE_T_CONNECT)
+			continue;
+		n = record(seq, i, 5);
+		n += record(seq + n, i, 5 | 0x40);
+		put_file(argv[3], "cookie", i, seq, n);
+	}
 	return 0;
 }

@@ -278,7 +278,7 @@ static u32 node_of_addr(const struct mre_addr *a)
 }
 
 static struct mre_conn *m_conn_by_id(struct mre_ep *ep,
-				     const struct mre_rx *rx, u32 cid)
+				     const struct mre_rx *rx, u64 cid)
 {
 	struct mdl_node *n = node_of_ep(ep);
 	u32 i;

@@ -792,7 +792,7 @@ MRE_TEST(conn_detach_in_flight)
 	rig_init(test, &r, NULL, 5000);
 	set_drops(&r, &d);
 	write(&r, 0, 64 * KB, 1);
-	pair_run(r.p, 12000);		/* sent, losses not yet repaired */
+	pair_run(r.p, 22000);		/* sent, losses not yet repaired */
 	MRE_ASSERT(test, r.p->c[0].tsn_una != r.p->c[0].tsn_next);
 	mre_stream_detach(&r.a->s);
 	pair_run(r.p, 1000000000ULL);
@@ -815,7 +815,7 @@ MRE_TEST(conn_stream_vanishes_in_flight)
 	rig_init(test, &r, NULL, 5000);
 	set_drops(&r, &d);
 	write(&r, 0, 64 * KB, 1);
-	pair_run(r.p, 12000);
+	pair_run(r.p, 22000);
 	MRE_ASSERT(test, r.p->c[0].tsn_una != r.p->c[0].tsn_next);
 	r.p->n[0].nqps = 0;		/* the lookup no longer finds it */
 	pair_run(r.p, 1000000000ULL);
@@ -942,8 +942,92 @@ MRE_TEST(conn_local_wqe_resumes)
 	MRE_EXPECT(test, same(r.src + 8 * KB, r.dst + 8 * KB, 4 * KB));
 }
 
+/*
+ * A hostile peer's DATA on a live connection, as the wire carries it:
+ * from node 0 to node 1, at node 1's next TSN and PSN on path 0.
+ */
+static void inject(struct rig *r, struct mre_pkt *p)
+{
+	struct mre_conn *c = &r->p->c[1];
+	u8 buf[MRE_MAX_HDR_LEN + 64];
+
+	p->type = MRE_T_DATA;
+	p->dst_cid = c->cid;
+	p->path = 0;
+	p->psn = c->paths[0].rx.base;
+	p->data.tsn = c->rxw.base;
+	p->data.dst_stream = r->b->s.id;
+	p->data.src_stream = r->b->s.remote_id;
+	mdl_rx(&r->p->n[1], 0, buf, mre_wire_put(buf, p), false, r->p->now);
+}
+
+/*
+ * rdsn comes from the wire: a READ two behind the responder's next would
+ * make it walk 2^32 slots to reach it (seconds of CPU in softirq). It is
+ * refused like any malformed request: REM_INV_REQ, nothing walked.
+ */
+MRE_TEST(conn_read_far_rdsn_refused)
+{
+	struct mre_pkt p = { .data = {
+		.op = MRE_OP_READ_REQ, .dflags = MRE_DF_FIRST | MRE_DF_LAST,
+		.rkey = 0, .raddr = 0, .mlen = 0, .msn = 0,
+	} };
+	struct rig r;
+	u32 tail, i;
+
+	for (i = 0; i < 2; i++) {
+		rig_init(test, &r, NULL, 5000);
+		write(&r, 0, 4 * KB, 1);
+		pair_run(r.p, 1000000000ULL);
+		MRE_ASSERT(test, r.p->c[1].state == MRE_CONN_ESTABLISHED);
+		tail = r.b->s.rs_tail;
+		/* two behind, or beyond the slots */
+		p.data.rdsn = i ? tail + MRE_RD_SLOTS : tail - 2;
+		inject(&r, &p);
+		MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.drop_inv_req, 1);
+		MRE_EXPECT_EQ(test, r.b->s.rs_tail, tail);
+		pair_run(r.p, 1000000000ULL);
+		MRE_EXPECT_EQ(test, r.b->s.rs_tail, tail);
+		MRE_EXPECT_EQ(test, r.b->s.rs_head, tail);
+		MRE_EXPECT(test, r.p->n[1].ep.ctr.tx_nak >= 1);
+	}
+}
+
+/* a response we did not ask for at that offset is not placed */
+MRE_TEST(conn_atomic_resp_offset_refused)
+{
+	struct mre_pkt p = { .data = {
+		.op = MRE_OP_ATOMIC_RESP, .dflags = MRE_DF_FIRST | MRE_DF_LAST,
+		.offset = 4, .mlen = 8, .orig = 0x1122334455667788ULL,
+	} };
+	struct mre_wqe w = { .op = MRE_OP_ATOMIC_REQ, .len = 8,
+			     .aop = MRE_AOP_FETCH_ADD, .swap_add = 1 };
+	struct rig r;
+	u64 placed;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);
+	pair_run(r.p, 1000000000ULL);
+	/* node 1 asks node 0; node 0's answer is held back by the test */
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	r.b->s.rq[0].state = MRE_SLOT_WAIT;
+	r.b->s.rq[0].op = MRE_OP_ATOMIC_REQ;
+	r.b->s.rq[0].len = 8;
+	r.b->s.rq[0].msn = 0;
+	placed = r.p->n[1].placed_bytes;
+	p.data.rdsn = 0;
+	inject(&r, &p);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.drop_inv_req, 1);
+	MRE_EXPECT_EQ(test, r.p->n[1].placed_bytes, placed);
+	MRE_EXPECT_EQ(test, r.b->s.rq[0].state, MRE_SLOT_WAIT);
+	(void)w;
+}
+
 MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
+	  MRE_CASE(conn_read_far_rdsn_refused),
+	  MRE_CASE(conn_atomic_resp_offset_refused),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_tail_loss_tlp),

@@ -56,14 +56,44 @@ static void rx_from(struct one *o, u32 from, const struct mre_pkt *p)
 	mdl_rx(&o->n, from, buf, mre_wire_put(buf, p), false, o->now);
 }
 
-static struct mre_pkt probe_to(u32 cid)
+/* the node's last packet out, parsed */
+static struct mre_pkt last_out(struct kunit *test, struct one *o)
+{
+	struct mre_pkt r;
+
+	MRE_EXPECT(test, mre_wire_parse(o->last, o->last_len, &r) ==
+			 MRE_PARSE_OK);
+	return r;
+}
+
+/*
+ * A CONNECT from node @from the way a peer sends it: once without a
+ * cookie, the RETRY's cookie caught, again with it.
+ */
+static void rx_connect(struct kunit *test, struct one *o, u32 from,
+		       struct mre_pkt *p)
+{
+	u32 sent = o->sent;
+	struct mre_pkt r;
+
+	p->connect.cookie = 0;
+	rx_from(o, from, p);
+	MRE_ASSERT(test, o->sent == sent + 1);
+	r = last_out(test, o);
+	MRE_ASSERT(test, r.type == MRE_T_RETRY);
+	MRE_EXPECT_EQ(test, r.dst_cid, p->connect.src_cid);
+	p->connect.cookie = r.retry.cookie;
+	rx_from(o, from, p);
+}
+
+static struct mre_pkt probe_to(u64 cid)
 {
 	struct mre_pkt p = { .type = MRE_T_PROBE, .path = 3, .dst_cid = cid };
 
 	return p;
 }
 
-static struct mre_pkt connect_from(u32 src_cid, const u8 *blob, u16 blob_len)
+static struct mre_pkt connect_from(u64 src_cid, const u8 *blob, u16 blob_len)
 {
 	struct mre_pkt p = {
 		.type = MRE_T_CONNECT,
@@ -152,6 +182,62 @@ MRE_TEST(demux_by_id_and_address)
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_rx, 1);
 }
 
+/*
+ * DATA, ACK and PROBE are taken only from an address of the peer their
+ * id names: from anywhere else the id alone proves nothing (counted,
+ * nothing done).
+ */
+MRE_TEST(demux_bound_to_peer)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = probe_to(o->c.cid);
+	struct mre_pkt a = { .type = MRE_T_ACK, .dst_cid = o->c.cid,
+			     .ack = { .tsn_cum = o->c.tsn_next } };
+	struct mre_pkt d = {
+		.type = MRE_T_DATA, .dst_cid = o->c.cid,
+		.data = { .op = MRE_OP_WRITE, .dflags = MRE_DF_FIRST |
+			  MRE_DF_LAST, .plen = 0, .mlen = 0,
+			  .tsn = o->c.rxw.base, .dst_stream = 1 },
+	};
+
+	o->c.state = MRE_CONN_ESTABLISHED;
+	rx_from(o, 2, &p);
+	rx_from(o, 2, &a);
+	rx_from(o, 2, &d);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_foreign, 3);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rx_probe, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rx_ack, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rx_data, 0);
+	MRE_EXPECT_EQ(test, o->sent, 0);	/* not answered either */
+	rx_from(o, 1, &p);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rx_probe, 1);
+}
+
+/*
+ * RESETs are limited per source: a flood from one address does not use
+ * up what another may get. Sources share 64 buckets by a keyed hash; of
+ * three other sources at least one is in another bucket than the first.
+ */
+MRE_TEST(demux_reset_limit_per_source)
+{
+	struct mre_config cfg;
+	struct mre_pkt p = probe_to(0xbeef);
+	struct one *o;
+	u32 i, before;
+
+	mre_config_default(&cfg);
+	cfg.reset_burst = 3;
+	o = one_new(test, &cfg);
+	for (i = 0; i < 50; i++)
+		rx_from(o, 5, &p);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_tx, 3);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_limited, 47);
+	before = o->sent;
+	for (i = 6; i < 9; i++)
+		rx_from(o, i, &p);
+	MRE_EXPECT(test, o->sent > before);
+}
+
 /* only UD goes to a group; nothing is taken from a broadcast */
 MRE_TEST(demux_groups_and_broadcast)
 {
@@ -200,10 +286,10 @@ MRE_TEST(demux_connect_from_unknown)
 	struct one *o = one_new(test, NULL);
 	struct mre_pkt p = connect_from(0x5151, NULL, 0), r;
 
-	rx_from(o, 4, &p);
+	rx_connect(test, o, 4, &p);
 	MRE_EXPECT_EQ(test, o->n.conn_news, 1);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_conn_new, 1);
-	MRE_EXPECT_EQ(test, o->sent, 0);
+	MRE_EXPECT_EQ(test, o->sent, 1);	/* the RETRY only */
 	the_one = o;
 	o->n.new_conn = new_conn;
 	rx_from(o, 4, &p);
@@ -211,29 +297,146 @@ MRE_TEST(demux_connect_from_unknown)
 	MRE_EXPECT_EQ(test, o->extra.state, MRE_CONN_ESTABLISHED);
 	MRE_EXPECT_EQ(test, o->extra.remote_cid, 0x5151);
 	MRE_EXPECT_EQ(test, o->extra.nplanes, 2);
-	MRE_ASSERT(test, o->sent == 1);
+	MRE_ASSERT(test, o->sent == 2);
 	MRE_EXPECT_EQ(test, o->last_to, 4);
-	MRE_ASSERT(test, mre_wire_parse(o->last, o->last_len, &r) ==
-			 MRE_PARSE_OK);
+	r = last_out(test, o);
 	MRE_EXPECT_EQ(test, r.type, MRE_T_ACCEPT);
 	MRE_EXPECT_EQ(test, r.dst_cid, 0x5151);
 	MRE_EXPECT_EQ(test, r.connect.src_cid, o->extra.cid);
 	/* the same CONNECT again finds it by address: no second conn_new */
 	rx_from(o, 4, &p);
 	MRE_EXPECT_EQ(test, o->n.conn_news, 2);
-	MRE_EXPECT_EQ(test, o->sent, 2);
+	MRE_EXPECT_EQ(test, o->sent, 3);
 	the_one = NULL;
 }
 
 /*
- * A CONNECT that came by another plane names its node by the plane-0
- * address in its blob: it reaches the connection with that node, which
- * learns the peer's planes; ours go back in the ACCEPT.
+ * No state for a CONNECT that has not proven its source address: without
+ * the cookie of a RETRY sent there, with a wrong one, with one made for
+ * another address or connection id, or one two epochs old, it gets a
+ * RETRY and nothing else (no conn_new, no ACCEPT).
+ */
+MRE_TEST(demux_connect_needs_cookie)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = connect_from(0x6161, NULL, 0), r;
+	u64 cookie;
+	u32 i;
+
+	the_one = o;
+	o->n.new_conn = new_conn;
+	for (i = 0; i < 100; i++) {
+		p.connect.src_cid = 0x1000 + i;
+		rx_from(o, 4 + i % 3, &p);
+	}
+	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.connect_cookie, 100);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.retry_tx, 100);
+	r = last_out(test, o);
+	MRE_EXPECT_EQ(test, r.type, MRE_T_RETRY);
+	cookie = r.retry.cookie;		/* for node 4, id 0x1063 */
+	p.connect.cookie = cookie;
+	rx_from(o, 6, &p);			/* another address */
+	p.connect.src_cid = 0x1062;
+	rx_from(o, 4, &p);			/* another id */
+	p.connect.src_cid = 0x1063;
+	p.connect.cookie = cookie ^ 1;
+	rx_from(o, 4, &p);			/* not ours */
+	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.connect_cookie, 103);
+	o->now += 2 * (1ULL << 33);		/* two epochs later: too old */
+	p.connect.cookie = cookie;
+	rx_from(o, 4, &p);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
+	r = last_out(test, o);
+	p.connect.cookie = r.retry.cookie;	/* a fresh one works */
+	rx_from(o, 4, &p);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 1);
+	MRE_EXPECT_EQ(test, last_out(test, o).type, MRE_T_ACCEPT);
+	the_one = NULL;
+}
+
+/*
+ * A CONNECT names its node by the address it proved, never by its blob:
+ * one from a stranger that claims node 1's plane-0 address in its blob
+ * does not reach node 1's connection (which stays established with its
+ * planes), and its own is the stranger's.
+ */
+MRE_TEST(demux_connect_claim_ignored)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_addr claim[2] = { mdl_addr(1), mdl_addr(5) };
+	u8 blob[MRE_MAX_BLOB];
+	struct mre_pkt p;
+	u64 remote;
+
+	p = connect_from(0x1111, NULL, 0);
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	remote = o->c.remote_cid;
+	p = connect_from(0x2222, blob,
+			 (u16)mre_wire_blob_put(blob, MRE_AF_INET, 2, claim));
+	rx_connect(test, o, 5, &p);		/* from the stranger at 5 */
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_foreign, 1);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.remote_cid, remote);
+	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.challenge_tx, 0);
+}
+
+/*
+ * A CONNECT of a new incarnation on an established connection (the
+ * peer's restart, or a forgery) fails nothing: the old incarnation is
+ * challenged (an ACK to its id). Only a RESET naming that id, which only
+ * the restarted peer sends, ends it; the next CONNECT then opens anew.
+ */
+MRE_TEST(demux_restart_challenged)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = connect_from(0x1111, NULL, 0), r;
+
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	p.connect.src_cid = 0x2222;		/* a new incarnation */
+	rx_connect(test, o, 1, &p);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.remote_cid, 0x1111);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.challenge_tx, 1);
+	MRE_EXPECT_EQ(test, o->n.conn_deads, 0);
+	r = last_out(test, o);
+	MRE_EXPECT_EQ(test, r.type, MRE_T_ACK);
+	MRE_EXPECT_EQ(test, r.dst_cid, 0x1111);
+	/* repeated at once: not answered in kind */
+	rx_from(o, 1, &p);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.challenge_tx, 1);
+	/* a RESET for another id proves nothing */
+	r = (struct mre_pkt){ .type = MRE_T_RESET, .reset.cid = 0x1112 };
+	rx_from(o, 1, &r);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	r.reset.cid = 0x1111;			/* the restarted peer's */
+	rx_from(o, 1, &r);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_FAILED);
+	MRE_EXPECT_EQ(test, o->n.conn_deads, 1);
+	rx_from(o, 1, &p);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.remote_cid, 0x2222);
+}
+
+/*
+ * The peer's planes are learned when a connection opens, from addresses
+ * that can be a peer's: unicast, of the connection's family, not ours;
+ * a CONNECT by another plane reaches the connection only from a plane it
+ * learned. Ours go back in the ACCEPT.
  */
 MRE_TEST(demux_connect_by_plane0)
 {
 	struct one *o = one_new(test, NULL);
-	struct mre_addr theirs[2] = { mdl_addr(1), mdl_addr(9) }, got[8];
+	struct mre_addr theirs[5] = {
+		mdl_addr(1), mdl_addr(9), mdl_addr(8),		/* 8: ours */
+		{ .family = MRE_AF_INET, .a = { 224, 0, 0, 9 } },
+		{ .family = MRE_AF_INET, .a = { 127, 0, 0, 1 } },
+	}, got[8];
 	u8 blob[MRE_MAX_BLOB];
 	struct mre_pkt p, r;
 	u32 len;
@@ -241,29 +444,40 @@ MRE_TEST(demux_connect_by_plane0)
 	o->n.nplanes = 2;
 	o->n.planes[0] = mdl_addr(0);
 	o->n.planes[1] = mdl_addr(8);
-	len = mre_wire_blob_put(blob, MRE_AF_INET, 2, theirs);
+	len = mre_wire_blob_put(blob, MRE_AF_INET, 5, theirs);
 	p = connect_from(0x7777, blob, (u16)len);
-	rx_from(o, 9, &p);		/* from node 1's plane-1 address */
+	rx_connect(test, o, 9, &p);		/* by plane 1: nobody's yet */
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_foreign, 1);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_CLOSED);
+	rx_connect(test, o, 1, &p);
 	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
 	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
-	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 2);
+	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 5);
 	MRE_EXPECT(test, mre_addr_eq(&o->c.peer_planes[1], &theirs[1]));
+	MRE_EXPECT_EQ(test, o->c.peer_planes[2].family, 0);
+	MRE_EXPECT_EQ(test, o->c.peer_planes[3].family, 0);
+	MRE_EXPECT_EQ(test, o->c.peer_planes[4].family, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_plane_addr, 3);
 	MRE_EXPECT_EQ(test, o->n.planes_learned, 1);
-	MRE_ASSERT(test, o->sent == 1);
-	MRE_ASSERT(test, mre_wire_parse(o->last, o->last_len, &r) ==
-			 MRE_PARSE_OK);
+	r = last_out(test, o);
 	MRE_EXPECT_EQ(test, r.type, MRE_T_ACCEPT);
 	MRE_EXPECT_EQ(test, mre_wire_blob_parse(r.connect.blob,
 						r.connect.blob_len,
 						MRE_AF_INET, got), 2);
 	MRE_EXPECT(test, mre_addr_eq(&got[1], &o->n.planes[1]));
 	MRE_EXPECT_EQ(test, o->c.blob_planes, 2);
-	/* a blob that cannot be used keeps what the last one said */
-	blob[0] = 2;
-	p.connect.src_cid = 0x7777;
-	rx_from(o, 1, &p);
-	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 2);
+	/* now by plane 1 it is the node's: its lost ACCEPT again */
+	rx_connect(test, o, 9, &p);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_foreign, 1);
+	MRE_EXPECT_EQ(test, last_out(test, o).type, MRE_T_ACCEPT);
+	/* an established connection learns nothing from a later blob */
+	theirs[1] = mdl_addr(7);
+	len = mre_wire_blob_put(blob, MRE_AF_INET, 2, theirs);
+	p = connect_from(0x7777, blob, (u16)len);
+	rx_connect(test, o, 1, &p);
+	theirs[1] = mdl_addr(9);
 	MRE_EXPECT(test, mre_addr_eq(&o->c.peer_planes[1], &theirs[1]));
+	MRE_EXPECT_EQ(test, o->n.planes_learned, 1);
 }
 
 /* the blob parser refuses what protocol.md 4.4 says a receiver ignores */
@@ -327,8 +541,13 @@ MRE_SUITE(demux,
 	  MRE_CASE(demux_reset_for_unknown_id),
 	  MRE_CASE(demux_reset_rate_limited),
 	  MRE_CASE(demux_by_id_and_address),
+	  MRE_CASE(demux_bound_to_peer),
+	  MRE_CASE(demux_reset_limit_per_source),
 	  MRE_CASE(demux_groups_and_broadcast),
 	  MRE_CASE(demux_connect_from_unknown),
+	  MRE_CASE(demux_connect_needs_cookie),
+	  MRE_CASE(demux_connect_claim_ignored),
+	  MRE_CASE(demux_restart_challenged),
 	  MRE_CASE(demux_connect_by_plane0),
 	  MRE_CASE(demux_blob_parse),
 	  MRE_CASE(demux_clock_never_goes_back));

@@ -144,14 +144,14 @@ MRE_TEST(wire_connect_roundtrip)
 	MRE_EXPECT_EQ(test, out.connect.blob_len, 5);
 	MRE_EXPECT_EQ(test, out.connect.blob[4], 5);
 	/* a CONNECT must not name a destination; an ACCEPT must */
-	buf[7] = 1;
+	buf[11] = 1;
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
-	buf[7] = 0;
+	buf[11] = 0;
 	buf[0] = MRE_WIRE_VERSION << 4 | MRE_T_ACCEPT;
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
 	/* window out of range */
 	buf[0] = MRE_WIRE_VERSION << 4 | MRE_T_CONNECT;
-	buf[MRE_COMMON_LEN + 8] = 20;
+	buf[MRE_COMMON_LEN + 12] = 20;
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
 }
 
@@ -178,18 +178,18 @@ MRE_TEST(wire_rejects)
 	buf[3] = MRE_MAX_PATHS;			/* path id out of range */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
 	buf[3] = 5;
-	buf[44] = 0;				/* op 0 */
+	buf[48] = 0;				/* op 0 */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
-	buf[44] = MRE_OP_MAX;
+	buf[48] = MRE_OP_MAX;
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
-	buf[44] = MRE_OP_WRITE;
-	buf[45] = MRE_DF_RECV;			/* RECV without IMM on a WRITE */
+	buf[48] = MRE_OP_WRITE;
+	buf[49] = MRE_DF_RECV;			/* RECV without IMM on a WRITE */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FLAGS);
-	buf[45] = MRE_DF_LAST;
-	put_be32(buf + 40, 100);		/* mlen < offset + plen */
+	buf[49] = MRE_DF_LAST;
+	put_be32(buf + 44, 100);		/* mlen < offset + plen */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
-	put_be32(buf + 40, 8192);
-	buf[4] = buf[5] = buf[6] = buf[7] = 0;	/* DATA without a destination */
+	put_be32(buf + 44, 8192);
+	mre_memset(buf + 4, 0, 8);	/* DATA without a destination */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
 }
 
@@ -201,22 +201,22 @@ MRE_TEST(wire_no_payload_ops)
 
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_OK);
 	/* a READ request with bytes after it is malformed */
-	put_be16(buf + 46, 4);
+	put_be16(buf + 50, 4);
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl + 4, &out), MRE_PARSE_LEN);
 	/* an atomic must be 8 bytes and 8-byte operations only */
 	in = data_pkt(MRE_OP_ATOMIC_REQ);
 	hl = mre_wire_put(buf, &in);
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_OK);
-	buf[48 + 16] = 9;			/* aop */
+	buf[52 + 16] = 9;			/* aop */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
 	/* a single-packet op that is not FIRST|LAST */
 	in = data_pkt(MRE_OP_NAK);
 	hl = mre_wire_put(buf, &in);
-	buf[45] = MRE_DF_FIRST;
+	buf[49] = MRE_DF_FIRST;
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FLAGS);
 	/* a NAK may only carry a message syndrome, not a refusal */
-	buf[45] = MRE_DF_FIRST | MRE_DF_LAST;
-	put_be32(buf + 48, MRE_SYN_RNR);
+	buf[49] = MRE_DF_FIRST | MRE_DF_LAST;
+	put_be32(buf + 52, MRE_SYN_RNR);
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
 }
 
@@ -234,7 +234,7 @@ MRE_TEST(wire_send_inv)
 		      MRE_PARSE_OK);
 	MRE_EXPECT_EQ(test, out.data.dflags, in.data.dflags);
 	MRE_EXPECT_EQ(test, out.data.imm, 0x12345678);
-	buf[45] |= MRE_DF_IMM;			/* both: which is imm? */
+	buf[49] |= MRE_DF_IMM;			/* both: which is imm? */
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl + in.data.plen, &out),
 		      MRE_PARSE_FLAGS);
 	in = data_pkt(MRE_OP_WRITE);
