@@ -25,6 +25,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_CQ_OVERFLOW].name		= "cq_overflow",
 	[MROCE_CNT_LINK_DOWNED].name		= "link_downed",
 	[MROCE_CNT_NET_NO_DEVICE].name		= "net_no_device",
+	[MROCE_CNT_WQ_BAD_INDEX].name		= "wq_bad_index",
 };
 
 /*

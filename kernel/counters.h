@@ -28,6 +28,7 @@ enum mroce_counter {
 	MROCE_CNT_CQ_OVERFLOW,	/* completions lost: their CQ was full */
 	MROCE_CNT_LINK_DOWNED,	/* port went from ACTIVE to DOWN */
 	MROCE_CNT_NET_NO_DEVICE,	/* namespace-wide: datagrams for no device */
+	MROCE_CNT_WQ_BAD_INDEX,	/* a ring's producer index went back or too far ahead */
 	MROCE_NUM_COUNTERS
 };
 

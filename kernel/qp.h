@@ -55,6 +55,9 @@ struct mroce_dev;
 #define MROCE_MAX_RD_ATOMIC	MRE_RD_SLOTS
 #define MROCE_SRQ_CLAIMS	64	/* receives in progress per QP on an SRQ */
 
+/* qp->err_status values of the glue's own, past enum mre_status */
+#define MROCE_ST_FATAL		MRE_ST_MAX	/* a ring or WQE the QP's owner broke */
+
 /*
  * The kernel's validated copy of a send WQE. BIND_MW: the window is
  * [raddr, raddr + compare_add), rkey the MW's new rkey; LOCAL_INV and
@@ -207,6 +210,21 @@ static inline void mroce_qp_set_error(struct mroce_qp *qp, u8 st)
 #define mroce_dbg_qp(qp, fmt, ...)					\
 	ibdev_dbg((qp)->ibqp.device, "qp %u %s: " fmt, (qp)->ibqp.qp_num, \
 		  __func__, ##__VA_ARGS__)
+
+/*
+ * qp->lock held: the producer index of one of the QP's rings is bad
+ * (wq.h): none of its WQEs can be trusted, so the QP fails (IB_EVENT_QP_FATAL,
+ * what a HCA raises for a corrupt work queue), counted once per QP error.
+ */
+static inline void mroce_qp_ring_broken(struct mroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == IB_QPS_ERR)
+		return;
+	mroce_counter_inc(mroce_qp_dev(qp), MROCE_CNT_WQ_BAD_INDEX);
+	mroce_dbg_qp(qp, "a ring's producer index is bad\n");
+	mroce_qp_set_error(qp, MROCE_ST_FATAL);
+}
 
 /* ib_device_ops */
 int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -10,8 +10,8 @@
  * Lifetime: the ring memory is freed when its object is destroyed. A
  * process that still has it mapped keeps the pages (remap_vmalloc_range()
  * took a reference on each), never the object: every index the kernel
- * reads from the ring is clamped (mre_ring_avail()), and WQEs are copied
- * and validated before use.
+ * reads from a work queue is checked against its own (wq.h), and WQEs
+ * are copied and validated before use.
  */
 #ifndef MROCE_QUEUE_H
 #define MROCE_QUEUE_H

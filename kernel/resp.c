@@ -10,6 +10,7 @@
 #include "qp.h"
 #include "resp.h"
 #include "srq.h"
+#include "wq.h"
 #include "mroce.h"
 
 static bool qp_allows(struct mroce_qp *qp, int right)
@@ -55,6 +56,31 @@ static struct mroce_rwqe *srq_claim(struct mroce_qp *qp, u32 rsn)
 	return c;
 }
 
+/*
+ * Take up to @max more receives from the RQ ring into their shadows (at
+ * most what was published: wq.h). A producer index that went back or too
+ * far ends the QP.
+ */
+static void rq_take(struct mroce_qp *qp, u32 max)
+{
+	u32 n;
+
+	if (!mroce_wq_published(&qp->rq.r, qp->rq_done, qp->rq_taken, &n))
+		mroce_qp_ring_broken(qp);
+	for (n = min(n, max); n; n--) {
+		u32 t = qp->rq_taken++;
+
+		mroce_rwqe_take(mre_ring_entry(&qp->rq.r, t),
+				rwqe_at(qp, t & (qp->rq.r.size - 1)),
+				qp->max_recv_sge);
+	}
+}
+
+static bool rq_has(const struct mroce_qp *qp, u32 idx)
+{
+	return idx - qp->rq_done < qp->rq_taken - qp->rq_done;
+}
+
 struct mroce_rwqe *mroce_rq_get(struct mroce_qp *qp, u32 rsn,
 				struct mroce_batch *b)
 {
@@ -65,20 +91,10 @@ struct mroce_rwqe *mroce_rq_get(struct mroce_qp *qp, u32 rsn,
 		return srq_claim(qp, rsn);
 	if (idx - qp->rq_done >= qp->rq.r.size)
 		return NULL;
-	if (idx - qp->rq_done >= qp->rq_taken - qp->rq_done) {
-		mre_ring_avail(&qp->rq.r);
-		while (qp->rq_taken != qp->rq.r.prod &&
-		       idx - qp->rq_done >= qp->rq_taken - qp->rq_done) {
-			u32 t = qp->rq_taken++;
-
-			mroce_rwqe_take(mre_ring_entry(&qp->rq.r, t),
-					rwqe_at(qp, t & (qp->rq.r.size - 1)),
-					qp->max_recv_sge);
-		}
-		if (idx - qp->rq_done >= qp->rq_taken - qp->rq_done)
-			return NULL;
-	}
-	return rwqe_at(qp, idx & (qp->rq.r.size - 1));
+	/* idx is within a ring of rq_done: what it needs is at most that */
+	if (!rq_has(qp, idx))
+		rq_take(qp, idx - qp->rq_taken + 1);
+	return rq_has(qp, idx) ? rwqe_at(qp, idx & (qp->rq.r.size - 1)) : NULL;
 }
 
 struct mroce_rwqe *mroce_rq_next(struct mroce_qp *qp, struct mroce_batch *b)
@@ -120,12 +136,11 @@ void mroce_resp_flush(struct mroce_qp *qp, struct mroce_batch *b)
 		}
 		return;
 	}
-	mre_ring_avail(&qp->rq.r);
-	while (qp->rq_done != qp->rq.r.prod) {
-		struct mroce_rwqe *r = mroce_rq_next(qp, b);
+	rq_take(qp, qp->rq.r.size);
+	while (qp->rq_done != qp->rq_taken) {
+		struct mroce_rwqe *r = rwqe_at(qp, qp->rq_done &
+					       (qp->rq.r.size - 1));
 
-		if (!r)
-			break;
 		mroce_rq_done(qp, r, &cqe, false, b);
 	}
 }
