@@ -10,9 +10,11 @@
  * mroce_post_send()/mroce_post_recv() for kernel QPs). The kernel copies
  * each WQE into a private shadow entry and validates it there before use
  * (sq_taken / rq_taken count the copied ones); completions free ring slots
- * in order (sq_done / rq_done, published as the rings' consumer index). A
+ * in order (sq_done / rq_done, published as the rings' consumer index;
+ * the indices a ring's producer writes are checked against these: wq.h). A
  * QP on an SRQ claims a receive from it for each message and keeps the copy
- * in one of MROCE_SRQ_CLAIMS slots until the receive completes.
+ * in one of MROCE_SRQ_CLAIMS slots until the receive completes. Receives
+ * complete in order, whatever the peer's packets say (resp.c).
  *
  * The engine (RC and UC). From RTR the QP's stream is attached to the peer's
  * connection; message msn is SQ index sq_base + msn, receive rsn is RQ
@@ -53,7 +55,14 @@ struct mroce_dev;
 #define MROCE_MAX_SGE		16
 #define MROCE_MAX_INLINE	256
 #define MROCE_MAX_RD_ATOMIC	MRE_RD_SLOTS
-#define MROCE_SRQ_CLAIMS	64	/* receives in progress per QP on an SRQ */
+/*
+ * Receives a QP on an SRQ may hold claimed and not yet complete: the
+ * window [head, head + MROCE_SRQ_CLAIMS) of its receive numbers (head: the
+ * next to complete). A packet for a receive past it is refused (RNR,
+ * resent later, counted as srq_window), so a peer can pin at most this
+ * many of the SRQ's receives per QP.
+ */
+#define MROCE_SRQ_CLAIMS	16
 
 /* qp->err_status values of the glue's own, past enum mre_status */
 #define MROCE_ST_FATAL		MRE_ST_MAX	/* a ring or WQE the QP's owner broke */
@@ -100,6 +109,7 @@ struct mroce_rwqe {
 	u32 length;		/* sum of the SGEs */
 	u32 rsn;		/* SRQ claims: which receive of the stream */
 	u8 used;		/* SRQ claims: slot taken */
+	u8 bad;			/* unusable (too many SGEs, too long): ends in error */
 	struct mroce_sge sge[];
 };
 

@@ -130,6 +130,7 @@ bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
 	r->wr_id = READ_ONCE(e->wr_id);
 	r->num_sge = 0;
 	r->length = 0;
+	r->bad = 1;
 	if (n > max_sge)
 		return false;
 	memcpy(r->sge, e->sge, n * sizeof(*r->sge));
@@ -139,6 +140,7 @@ bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
 		return false;
 	r->num_sge = n;
 	r->length = sum;
+	r->bad = 0;
 	return true;
 }
 
