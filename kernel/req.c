@@ -404,9 +404,17 @@ int mroce_req_place_resp(struct mre_stream *s, const struct mre_place *p,
 
 	spin_lock(&qp->lock);
 	w = mroce_swqe(qp, qp->sq_base + p->msn);
+	/*
+	 * The engine matched the response to our READ or ATOMIC; its span
+	 * is the peer's: an atomic's 8 bytes go at offset 0, READ data within
+	 * the WQE's length. Anything else fails the WQE (LOC_PROT).
+	 */
+	if ((p->op == MRE_OP_ATOMIC_RESP && (p->offset || p->len != 8)) ||
+	    !mroce_wq_span_ok(w->length, p->offset, p->len))
+		r = MRE_SYN_REM_INV_REQ;
 	/* our SGEs were checked at post: failing now, the MR went away */
-	if (mroce_sge_copy(qp, w->sge, w->num_sge, p->offset, (void *)data,
-			   p->len, true))
+	else if (mroce_sge_copy(qp, w->sge, w->num_sge, p->offset,
+				(void *)data, p->len, true))
 		r = MRE_SYN_REM_ACCESS;
 	spin_unlock(&qp->lock);
 	return r;

@@ -354,6 +354,13 @@ int mroce_resp_read(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
 	int right = right_of(IB_WR_RDMA_READ);
 	struct mroce_mr *mr;
 
+	/*
+	 * Rights are checked again for every packet: the QP's (modify_qp may
+	 * have revoked REMOTE_READ since the request arrived) here, the MR's
+	 * or MW's by the lookup. Either gone: the READ ends with a NAK.
+	 */
+	if (!qp_allows(qp, right))
+		return MRE_SYN_REM_ACCESS;
 	mr = mroce_rkey_get(&qp->ibqp, x->pl_rkey, x->pl_addr, x->pl_len, right);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
