@@ -7,6 +7,7 @@
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
 #   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-linebuf.so)
 #   make unit         engine unit tests (host)      make check: all host tests
+#   make ring         hostile-provider harness of the kernel's ring rules (tests/ring)
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
 #   make sim-check    simulator scenarios that assert (sanitised build)
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
@@ -42,7 +43,7 @@ CHECKPATCH_IGNORE := FILE_PATH_CHANGES,PREFER_DEFINED_ATTRIBUTE_MACRO
 
 all: module provider tools host
 
-host: unit sim
+host: unit ring sim
 
 module:
 	@test -d $(KDIR) || { echo "no kernel headers at $(KDIR): run scripts/setup.sh" >&2; exit 1; }
@@ -77,6 +78,9 @@ $(O)/tests/mroce-linebuf.so: tests/vm/linebuf.c
 unit:
 	$(MAKE) -C tests/unit O=$(O)
 
+ring:
+	$(MAKE) -C tests/ring O=$(O)
+
 sim:
 	$(MAKE) -C tests/sim O=$(O)
 
@@ -91,6 +95,7 @@ fuzz-check:
 
 check: host
 	$(MAKE) -C tests/unit O=$(O) check
+	$(MAKE) -C tests/ring O=$(O) check
 	$(MAKE) sim-check
 	$(MAKE) fuzz-check
 
@@ -125,5 +130,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module provider tools unit sim sim-check bench-sim fuzz-check layers \
+.PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check layers \
 	check kunit vm-test install checkpatch sparse clean

@@ -2,6 +2,8 @@
 /*
  * Address handles (see ah.h).
  */
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
 #include <rdma/ib_addr.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mroce-abi.h>
@@ -19,31 +21,43 @@ int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL :
 							      GFP_ATOMIC;
 	struct mroce_create_ah_resp resp = {};
+	struct mroce_ah_addr *ad;
 	int err;
 
 	if (!(rdma_ah_get_ah_flags(a) & IB_AH_GRH) || !grh->sgid_attr)
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
-	rdma_gid2ip((struct sockaddr *)&ah->saddr, &grh->sgid_attr->gid);
-	rdma_gid2ip((struct sockaddr *)&ah->daddr, &grh->dgid);
-	if (ah->saddr.ss_family != ah->daddr.ss_family)
-		return -EINVAL;
+	ad = kzalloc(sizeof(*ad), gfp);
+	if (!ad)
+		return -ENOMEM;
+	ad->pd = ibah->pd;
+	rdma_gid2ip((struct sockaddr *)&ad->saddr, &grh->sgid_attr->gid);
+	rdma_gid2ip((struct sockaddr *)&ad->daddr, &grh->dgid);
+	err = -EINVAL;
+	if (ad->saddr.ss_family != ad->daddr.ss_family)
+		goto err_free;
 	ah->attr = *a;
 	ah->attr.grh.sgid_attr = NULL;
-	err = xa_alloc_cyclic(&mdev->ahs, &ah->id, ah, XA_LIMIT(1, U32_MAX),
+	ah->addr = ad;
+	err = xa_alloc_cyclic(&mdev->ahs, &ah->id, ad, XA_LIMIT(1, U32_MAX),
 			      &mdev->ah_next, gfp);
 	if (err < 0)
-		return err;
+		goto err_free;
 	if (udata) {
 		resp.ah_id = ah->id;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
 			xa_erase(&mdev->ahs, ah->id);
+			kfree_rcu(ad, rcu);
 			return err;
 		}
 	}
 	return 0;
+
+err_free:
+	kfree(ad);
+	return err;
 }
 
 int mroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
@@ -58,9 +72,11 @@ int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct mroce_ah *ah = to_mroce_ah(ibah);
 
 	xa_erase(&mdev->ahs, ah->id);
-	/* a user AH may be named by a WQE being sent: wait for the reader */
-	if (flags & RDMA_DESTROY_AH_SLEEPABLE)
-		synchronize_rcu();
+	/*
+	 * A WQE being sent may have found it just before: its reader
+	 * (mroce_ah_addrs()) is done after a grace period, in any context.
+	 */
+	kfree_rcu(ah->addr, rcu);
 	return 0;
 }
 
@@ -68,14 +84,14 @@ bool mroce_ah_addrs(struct mroce_dev *mdev, u32 id, struct ib_pd *pd,
 		    struct sockaddr_storage *saddr,
 		    struct sockaddr_storage *daddr)
 {
-	struct mroce_ah *ah;
+	struct mroce_ah_addr *ad;
 	bool ok = false;
 
 	rcu_read_lock();
-	ah = xa_load(&mdev->ahs, id);
-	if (ah && ah->ibah.pd == pd) {
-		*saddr = ah->saddr;
-		*daddr = ah->daddr;
+	ad = xa_load(&mdev->ahs, id);
+	if (ad && ad->pd == pd) {
+		*saddr = ad->saddr;
+		*daddr = ad->daddr;
 		ok = true;
 	}
 	rcu_read_unlock();

@@ -3,7 +3,8 @@
  * Address handles (UD). A user AH is named in its WQEs by the id the
  * create response returns; the kernel finds it by id when the WQE is sent
  * and copies the addresses out under RCU, so an AH destroyed meanwhile is
- * simply not found (its WQE fails). A kernel ULP's AH is valid for as long
+ * simply not found (its WQE fails); what the reader may still hold is
+ * freed after a grace period (kfree_rcu()). A kernel ULP's AH is valid for as long
  * as its WQE is posted, by the verbs' rules.
  */
 #ifndef MROCE_AH_H
@@ -14,11 +15,22 @@
 
 struct mroce_dev;
 
+/*
+ * What a WQE's sender reads of an AH, under RCU: its own allocation,
+ * freed after a grace period (the core frees struct mroce_ah itself as
+ * soon as destroy_ah returns, which may not sleep).
+ */
+struct mroce_ah_addr {
+	struct rcu_head rcu;
+	struct ib_pd *pd;
+	struct sockaddr_storage saddr;	/* ours (source GID) */
+	struct sockaddr_storage daddr;
+};
+
 struct mroce_ah {
 	struct ib_ah ibah;
 	u32 id;
-	struct sockaddr_storage saddr;	/* ours (source GID) */
-	struct sockaddr_storage daddr;
+	struct mroce_ah_addr *addr;	/* in mdev->ahs under id */
 	struct rdma_ah_attr attr;	/* for query_ah (sgid by index only) */
 };
 

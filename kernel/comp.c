@@ -80,6 +80,9 @@ static enum ib_wc_status err_first(u8 st, enum ib_event_type *ev)
 	case MRE_ST_LOC_LEN:
 		*ev = IB_EVENT_QP_REQ_ERR;
 		break;
+	case MROCE_ST_FATAL:
+		*ev = IB_EVENT_QP_FATAL;
+		break;
 	}
 	/* a local error completed its own WQE already: the rest flush */
 	return IB_WC_WR_FLUSH_ERR;

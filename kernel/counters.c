@@ -27,6 +27,9 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_NET_NO_DEVICE].name		= "net_no_device",
 	[MROCE_CNT_PEERS_LIMITED].name		= "peers_limited",
 	[MROCE_CNT_PEERS_RECLAIMED].name	= "peers_reclaimed",
+	[MROCE_CNT_WQ_BAD_INDEX].name		= "wq_bad_index",
+	[MROCE_CNT_RQ_BAD_RSN].name		= "rq_bad_rsn",
+	[MROCE_CNT_SRQ_WINDOW].name		= "srq_window",
 };
 
 /*

@@ -30,6 +30,9 @@ enum mroce_counter {
 	MROCE_CNT_NET_NO_DEVICE,	/* namespace-wide: datagrams for no device */
 	MROCE_CNT_PEERS_LIMITED,	/* no new peer: max_peers in use */
 	MROCE_CNT_PEERS_RECLAIMED,	/* peers freed: unused by any QP, idle */
+	MROCE_CNT_WQ_BAD_INDEX,	/* a ring's producer index went back or too far ahead */
+	MROCE_CNT_RQ_BAD_RSN,	/* a peer completed a receive out of order */
+	MROCE_CNT_SRQ_WINDOW,	/* SRQ: a receive past the QP's claim window (RNR) */
 	MROCE_NUM_COUNTERS
 };
 

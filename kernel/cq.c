@@ -246,7 +246,14 @@ static void cqe_to_wc(const struct mroce_cqe *e, struct ib_wc *wc)
 	}
 }
 
-/* kernel consumers only: a user CQ is polled in the provider */
+/*
+ * Kernel consumers only: a user CQ is polled in the provider. uverbs
+ * offers IB_USER_VERBS_CMD_POLL_CQ to every driver with poll_cq, so a
+ * process can ask for one of its own CQs: refused, because a user CQ's
+ * ring is the process's memory (the ib_qp pointer a kernel CQE keeps in
+ * its spare room would be whatever the process wrote there). A kernel CQ's
+ * ring is never mapped: its CQEs and indices are the kernel's own.
+ */
 int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 {
 	struct mroce_cq *cq = to_mroce_cq(ibcq);
@@ -254,6 +261,8 @@ int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc)
 	unsigned long flags;
 	int i;
 
+	if (cq->q.mmap || ibcq->uobject)
+		return -EOPNOTSUPP;
 	spin_lock_irqsave(&cq->lock, flags);
 	for (i = 0; i < n && r->cons != r->prod; i++) {
 		cqe_to_wc(mre_ring_entry(r, r->cons), &wc[i]);

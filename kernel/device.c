@@ -87,6 +87,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.destroy_srq = mroce_destroy_srq,
 	.detach_mcast = mroce_detach_mcast,
 	.device_group = &mroce_dev_attr_group,
+	.disassociate_ucontext = mroce_disassociate_ucontext,
 	.get_dma_mr = mroce_get_dma_mr,
 	.get_hw_stats = mroce_get_hw_stats,
 	.get_link_layer = mroce_get_link_layer,

@@ -2,6 +2,7 @@
 /*
  * Posting work requests (see post.h).
  */
+#include <linux/overflow.h>
 #include <rdma/mroce-wr.h>
 
 #include "ah.h"
@@ -32,11 +33,15 @@ static int sqe_data(struct mroce_qp *qp, struct mroce_sqe *e,
 		u8 *p = (u8 *)e->sge;
 
 		for (i = 0; i < wr->num_sge; i++) {
-			if (len + wr->sg_list[i].length > qp->max_inline)
+			u32 end;
+
+			/* a huge length must not wrap the sum under the limit */
+			if (check_add_overflow(len, wr->sg_list[i].length, &end) ||
+			    end > qp->max_inline)
 				return -EINVAL;
 			memcpy(p + len, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);
-			len += wr->sg_list[i].length;
+			len = end;
 		}
 		e->length = len;
 		return 0;

@@ -428,6 +428,9 @@ static void reset_queues(struct mroce_qp *qp)
 	}
 	qp->sq_taken = qp->sq_done = qp->sq_base = 0;
 	qp->rq_taken = qp->rq_done = qp->rq_base = 0;
+	/* receives claimed from an SRQ are dropped, as RESET drops WQEs */
+	if (qp->srq)
+		memset(qp->rwq, 0, array_size(MROCE_SRQ_CLAIMS, qp->rwq_stride));
 }
 
 static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)

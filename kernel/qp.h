@@ -10,9 +10,11 @@
  * mroce_post_send()/mroce_post_recv() for kernel QPs). The kernel copies
  * each WQE into a private shadow entry and validates it there before use
  * (sq_taken / rq_taken count the copied ones); completions free ring slots
- * in order (sq_done / rq_done, published as the rings' consumer index). A
+ * in order (sq_done / rq_done, published as the rings' consumer index;
+ * the indices a ring's producer writes are checked against these: wq.h). A
  * QP on an SRQ claims a receive from it for each message and keeps the copy
- * in one of MROCE_SRQ_CLAIMS slots until the receive completes.
+ * in one of MROCE_SRQ_CLAIMS slots until the receive completes. Receives
+ * complete in order, whatever the peer's packets say (resp.c).
  *
  * The engine (RC and UC). From RTR the QP's stream is attached to the peer's
  * connection; message msn is SQ index sq_base + msn, receive rsn is RQ
@@ -53,7 +55,17 @@ struct mroce_dev;
 #define MROCE_MAX_SGE		16
 #define MROCE_MAX_INLINE	256
 #define MROCE_MAX_RD_ATOMIC	MRE_RD_SLOTS
-#define MROCE_SRQ_CLAIMS	64	/* receives in progress per QP on an SRQ */
+/*
+ * Receives a QP on an SRQ may hold claimed and not yet complete: the
+ * window [head, head + MROCE_SRQ_CLAIMS) of its receive numbers (head: the
+ * next to complete). A packet for a receive past it is refused (RNR,
+ * resent later, counted as srq_window), so a peer can pin at most this
+ * many of the SRQ's receives per QP.
+ */
+#define MROCE_SRQ_CLAIMS	16
+
+/* qp->err_status values of the glue's own, past enum mre_status */
+#define MROCE_ST_FATAL		MRE_ST_MAX	/* a ring or WQE the QP's owner broke */
 
 /*
  * The kernel's validated copy of a send WQE. BIND_MW: the window is
@@ -97,6 +109,7 @@ struct mroce_rwqe {
 	u32 length;		/* sum of the SGEs */
 	u32 rsn;		/* SRQ claims: which receive of the stream */
 	u8 used;		/* SRQ claims: slot taken */
+	u8 bad;			/* unusable (too many SGEs, too long): ends in error */
 	struct mroce_sge sge[];
 };
 
@@ -207,6 +220,21 @@ static inline void mroce_qp_set_error(struct mroce_qp *qp, u8 st)
 #define mroce_dbg_qp(qp, fmt, ...)					\
 	ibdev_dbg((qp)->ibqp.device, "qp %u %s: " fmt, (qp)->ibqp.qp_num, \
 		  __func__, ##__VA_ARGS__)
+
+/*
+ * qp->lock held: the producer index of one of the QP's rings is bad
+ * (wq.h): none of its WQEs can be trusted, so the QP fails (IB_EVENT_QP_FATAL,
+ * what a HCA raises for a corrupt work queue), counted once per QP error.
+ */
+static inline void mroce_qp_ring_broken(struct mroce_qp *qp)
+{
+	lockdep_assert_held(&qp->lock);
+	if (qp->state == IB_QPS_ERR)
+		return;
+	mroce_counter_inc(mroce_qp_dev(qp), MROCE_CNT_WQ_BAD_INDEX);
+	mroce_dbg_qp(qp, "a ring's producer index is bad\n");
+	mroce_qp_set_error(qp, MROCE_ST_FATAL);
+}
 
 /* ib_device_ops */
 int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,

@@ -61,13 +61,19 @@ err_free:
 	return err;
 }
 
+/*
+ * A user ring is the mmap entry's: mroce_mmap() may be mapping it right
+ * now (it holds a reference on the entry, not on the object), so the
+ * memory goes when the entry's last reference does (mroce_mmap_free()),
+ * never before. Pages already mapped stay with the mapping either way.
+ */
 void mroce_queue_free(struct mroce_queue *q)
 {
-	/* the entry (and mroce_mmap_free()) outlives any mapping in progress */
 	if (q->mmap)
 		rdma_user_mmap_entry_remove(q->mmap);
+	else
+		vfree(q->buf);
 	q->mmap = NULL;
-	vfree(q->buf);
 	q->buf = NULL;
 }
 
@@ -87,9 +93,13 @@ int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma)
 	return err;
 }
 
+/* the entry's last reference: removed, and no mmap() in progress */
 void mroce_mmap_free(struct rdma_user_mmap_entry *re)
 {
-	kfree(to_mroce_mmap(re));
+	struct mroce_mmap_entry *e = to_mroce_mmap(re);
+
+	vfree(e->buf);
+	kfree(e);
 }
 
 int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,

@@ -7,11 +7,14 @@
  * create response); for a kernel object (in-kernel ULPs, the GSI QP) it is
  * the same ring in kernel memory, so both take the same code paths.
  *
- * Lifetime: the ring memory is freed when its object is destroyed. A
- * process that still has it mapped keeps the pages (remap_vmalloc_range()
- * took a reference on each), never the object: every index the kernel
- * reads from the ring is clamped (mre_ring_avail()), and WQEs are copied
- * and validated before use.
+ * Lifetime: a kernel ring is freed when its object is destroyed; a user
+ * ring belongs to its mmap entry and is freed with it (mroce_mmap_free(),
+ * after the object's destroy removed the entry and no mmap() holds it),
+ * so a mapping in progress never maps freed memory. A process that still
+ * has it mapped keeps the pages (remap_vmalloc_range() took a reference on
+ * each), never the object: every index the kernel
+ * reads from a work queue is checked against its own (wq.h), and WQEs
+ * are copied and validated before use.
  */
 #ifndef MROCE_QUEUE_H
 #define MROCE_QUEUE_H

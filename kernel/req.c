@@ -13,6 +13,7 @@
 #include "req.h"
 #include "resp.h"
 #include "ud.h"
+#include "wq.h"
 #include "mroce.h"
 
 /* the table's values are the kernel's and the wire's */
@@ -66,11 +67,11 @@ static void take_data(struct mroce_qp *qp, const struct mroce_sqe *e,
 
 	if (w->flags & IB_SEND_INLINE && o->flags & MROCE_WR_INLINE) {
 		len = READ_ONCE(e->length);
-		if (len > qp->max_inline || len > room) {
+		if (!mroce_wq_take_inline(w->inl, room, e->sge, len,
+					  qp->max_inline)) {
 			w->status = IB_WC_LOC_LEN_ERR;
 			return;
 		}
-		memcpy(w->inl, e->sge, len);
 		w->length = len;
 		return;
 	}
@@ -133,11 +134,18 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 		take_data(qp, e, w, o);	/* LOCAL_INV: imm is the rkey, no data */
 }
 
-/* take every WQE published so far; false when there is none past sq_taken */
+/*
+ * Take every WQE published so far (at most the ring's free shadows: wq.h);
+ * a producer index that went back or too far ends the QP. False when no
+ * WQE is outstanding.
+ */
 static bool sq_refresh(struct mroce_qp *qp)
 {
-	mre_ring_avail(&qp->sq.r);
-	while (qp->sq_taken != qp->sq.r.prod)
+	u32 n;
+
+	if (!mroce_wq_published(&qp->sq.r, qp->sq_done, qp->sq_taken, &n))
+		mroce_qp_ring_broken(qp);
+	while (n--)
 		sq_take(qp, qp->sq_taken++);
 	return qp->sq_taken != qp->sq_done;
 }
@@ -396,9 +404,17 @@ int mroce_req_place_resp(struct mre_stream *s, const struct mre_place *p,
 
 	spin_lock(&qp->lock);
 	w = mroce_swqe(qp, qp->sq_base + p->msn);
+	/*
+	 * The engine matched the response to our READ or ATOMIC; its span
+	 * is the peer's: an atomic's 8 bytes go at offset 0, READ data within
+	 * the WQE's length. Anything else fails the WQE (LOC_PROT).
+	 */
+	if ((p->op == MRE_OP_ATOMIC_RESP && (p->offset || p->len != 8)) ||
+	    !mroce_wq_span_ok(w->length, p->offset, p->len))
+		r = MRE_SYN_REM_INV_REQ;
 	/* our SGEs were checked at post: failing now, the MR went away */
-	if (mroce_sge_copy(qp, w->sge, w->num_sge, p->offset, (void *)data,
-			   p->len, true))
+	else if (mroce_sge_copy(qp, w->sge, w->num_sge, p->offset,
+				(void *)data, p->len, true))
 		r = MRE_SYN_REM_ACCESS;
 	spin_unlock(&qp->lock);
 	return r;
@@ -406,18 +422,24 @@ int mroce_req_place_resp(struct mre_stream *s, const struct mre_place *p,
 
 /* --- packets out ------------------------------------------------------------ */
 
-/* a send WQE payload into @dst: inline bytes, or gathered from its SGEs */
+/*
+ * A send WQE payload into @dst: inline bytes, or gathered from its SGEs,
+ * never past the shadow's own validated length. The MR went away under a
+ * posted WQE, or the span is not the WQE's: send zeros, not other memory.
+ */
 static void gather_wqe(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
 {
 	struct mroce_swqe *w = mroce_swqe(qp, qp->sq_base + x->pl_msn);
+	bool ok;
 
-	if (w->flags & IB_SEND_INLINE) {
-		memcpy(dst, w->inl + x->pl_offset, x->pl_len);
-		return;
-	}
-	/* the MR went away under a posted WQE: send zeros, not old memory */
-	if (mroce_sge_copy(qp, w->sge, w->num_sge, x->pl_offset, dst,
-			   x->pl_len, false))
+	if (w->flags & IB_SEND_INLINE)
+		ok = mroce_wq_read_inline(w->inl, w->length, x->pl_offset,
+					  x->pl_len, dst);
+	else
+		ok = mroce_wq_span_ok(w->length, x->pl_offset, x->pl_len) &&
+		     !mroce_sge_copy(qp, w->sge, w->num_sge, x->pl_offset, dst,
+				     x->pl_len, false);
+	if (!ok)
 		memset(dst, 0, x->pl_len);
 }
 

@@ -10,6 +10,7 @@
 #include "qp.h"
 #include "resp.h"
 #include "srq.h"
+#include "wq.h"
 #include "mroce.h"
 
 static bool qp_allows(struct mroce_qp *qp, int right)
@@ -35,12 +36,18 @@ static struct mroce_rwqe *claim_at(struct mroce_qp *qp, u32 rsn)
 	return rwqe_at(qp, rsn % MROCE_SRQ_CLAIMS);
 }
 
+/* the next receive of the stream to complete */
+static u32 rq_head(const struct mroce_qp *qp)
+{
+	return qp->rq_done - qp->rq_base;
+}
+
 /*
  * A QP on an SRQ: the receive claimed for @rsn, claiming one if it has
- * none. A claim slot still busy with an older receive means the sender is
- * further ahead than MROCE_SRQ_CLAIMS receives: try later (RNR). A receive
- * the SRQ held that is unusable (too many SGEs) is claimed all the same,
- * with no room: the message fails on it and it completes in error.
+ * none. @rsn is within the window (mroce_rq_get()), so its slot holds no
+ * other receive of the window; one still busy belongs to nobody (a stale
+ * claim) and refuses. A receive the SRQ held that is unusable is claimed
+ * all the same, marked bad: it completes in error (mroce_rq_done()).
  */
 static struct mroce_rwqe *srq_claim(struct mroce_qp *qp, u32 rsn)
 {
@@ -55,35 +62,77 @@ static struct mroce_rwqe *srq_claim(struct mroce_qp *qp, u32 rsn)
 	return c;
 }
 
-struct mroce_rwqe *mroce_rq_get(struct mroce_qp *qp, u32 rsn,
-				struct mroce_batch *b)
+/*
+ * Take up to @max more receives from the RQ ring into their shadows (at
+ * most what was published: wq.h). A producer index that went back or too
+ * far ends the QP.
+ */
+static void rq_take(struct mroce_qp *qp, u32 max)
+{
+	u32 n;
+
+	if (!mroce_wq_published(&qp->rq.r, qp->rq_done, qp->rq_taken, &n))
+		mroce_qp_ring_broken(qp);
+	for (n = min(n, max); n; n--) {
+		u32 t = qp->rq_taken++;
+
+		mroce_rwqe_take(mre_ring_entry(&qp->rq.r, t),
+				rwqe_at(qp, t & (qp->rq.r.size - 1)),
+				qp->max_recv_sge);
+	}
+}
+
+static bool rq_has(const struct mroce_qp *qp, u32 idx)
+{
+	return idx - qp->rq_done < qp->rq_taken - qp->rq_done;
+}
+
+/* receive @rsn, within a ring of the head: its shadow, taking it if needed */
+static struct mroce_rwqe *rq_fetch(struct mroce_qp *qp, u32 rsn)
 {
 	u32 idx = qp->rq_base + rsn;
 
-	lockdep_assert_held(&qp->lock);
-	if (qp->srq)
-		return srq_claim(qp, rsn);
-	if (idx - qp->rq_done >= qp->rq.r.size)
-		return NULL;
-	if (idx - qp->rq_done >= qp->rq_taken - qp->rq_done) {
-		mre_ring_avail(&qp->rq.r);
-		while (qp->rq_taken != qp->rq.r.prod &&
-		       idx - qp->rq_done >= qp->rq_taken - qp->rq_done) {
-			u32 t = qp->rq_taken++;
+	if (!rq_has(qp, idx))
+		rq_take(qp, idx - qp->rq_taken + 1);
+	return rq_has(qp, idx) ? rwqe_at(qp, idx & (qp->rq.r.size - 1)) : NULL;
+}
 
-			mroce_rwqe_take(mre_ring_entry(&qp->rq.r, t),
-					rwqe_at(qp, t & (qp->rq.r.size - 1)),
-					qp->max_recv_sge);
-		}
-		if (idx - qp->rq_done >= qp->rq_taken - qp->rq_done)
-			return NULL;
+/*
+ * Receive @rsn, which a peer's packet names (the peer chooses it: it is
+ * checked against the head, wq.h). NULL, and *@syn why: MRE_SYN_REM_INV_REQ
+ * when it completed already, MRE_SYN_RNR when it is not posted yet or past
+ * the window (a ring's worth; on an SRQ, MROCE_SRQ_CLAIMS).
+ */
+static struct mroce_rwqe *mroce_rq_get(struct mroce_qp *qp, u32 rsn,
+				       int *syn)
+{
+	u32 window = qp->srq ? MROCE_SRQ_CLAIMS : qp->rq.r.size;
+	struct mroce_rwqe *r;
+
+	lockdep_assert_held(&qp->lock);
+	*syn = MRE_SYN_RNR;
+	switch (mroce_wq_rsn(rq_head(qp), rsn, window)) {
+	case MROCE_RSN_DONE:
+		*syn = MRE_SYN_REM_INV_REQ;
+		return NULL;
+	case MROCE_RSN_AHEAD:
+		if (qp->srq)
+			mroce_counter_inc(mroce_qp_dev(qp), MROCE_CNT_SRQ_WINDOW);
+		return NULL;
+	case MROCE_RSN_OK:
+		break;
 	}
-	return rwqe_at(qp, idx & (qp->rq.r.size - 1));
+	r = qp->srq ? srq_claim(qp, rsn) : rq_fetch(qp, rsn);
+	if (r)
+		*syn = MRE_SYN_NONE;
+	return r;
 }
 
 struct mroce_rwqe *mroce_rq_next(struct mroce_qp *qp, struct mroce_batch *b)
 {
-	return mroce_rq_get(qp, qp->rq_done - qp->rq_base, b);
+	int syn;
+
+	return mroce_rq_get(qp, rq_head(qp), &syn);
 }
 
 void mroce_rq_done(struct mroce_qp *qp, struct mroce_rwqe *r,
@@ -94,6 +143,13 @@ void mroce_rq_done(struct mroce_qp *qp, struct mroce_rwqe *r,
 
 	lockdep_assert_held(&qp->lock);
 	c.wr_id = r->wr_id;
+	/* an unusable receive fails, and ends the QP (IB: local QP op error) */
+	if (r->bad && c.status != IB_WC_WR_FLUSH_ERR) {
+		c.status = IB_WC_LOC_QP_OP_ERR;
+		c.byte_len = 0;
+		if (qp->state != IB_QPS_ERR)
+			mroce_qp_set_error(qp, MROCE_ST_FATAL);
+	}
 	/* as for the SQ: room first, then the completion (r is our copy) */
 	qp->rq_done++;
 	if (!qp->srq)
@@ -104,28 +160,41 @@ void mroce_rq_done(struct mroce_qp *qp, struct mroce_rwqe *r,
 		r->used = 0;	/* a claim: its ring slot went when claimed */
 }
 
+/* an SRQ's claims, in the order of their receives, then any stale one */
+static void flush_claims(struct mroce_qp *qp, const struct mroce_cqe *cqe,
+			 struct mroce_batch *b)
+{
+	u32 head = rq_head(qp), i;
+
+	for (i = 0; i < MROCE_SRQ_CLAIMS; i++) {
+		struct mroce_rwqe *c = claim_at(qp, head + i);
+
+		if (c->used && c->rsn == head + i)
+			mroce_rq_done(qp, c, cqe, false, b);
+	}
+	for (i = 0; i < MROCE_SRQ_CLAIMS; i++) {
+		struct mroce_rwqe *c = rwqe_at(qp, i);
+
+		if (c->used)
+			mroce_rq_done(qp, c, cqe, false, b);
+	}
+}
+
 void mroce_resp_flush(struct mroce_qp *qp, struct mroce_batch *b)
 {
 	struct mroce_cqe cqe = { .status = IB_WC_WR_FLUSH_ERR,
 				 .opcode = IB_WC_RECV };
-	u32 i;
 
 	lockdep_assert_held(&qp->lock);
 	if (qp->srq) {
-		for (i = 0; i < MROCE_SRQ_CLAIMS; i++) {
-			struct mroce_rwqe *c = claim_at(qp, i);
-
-			if (c->used)
-				mroce_rq_done(qp, c, &cqe, false, b);
-		}
+		flush_claims(qp, &cqe, b);
 		return;
 	}
-	mre_ring_avail(&qp->rq.r);
-	while (qp->rq_done != qp->rq.r.prod) {
-		struct mroce_rwqe *r = mroce_rq_next(qp, b);
+	rq_take(qp, qp->rq.r.size);
+	while (qp->rq_done != qp->rq_taken) {
+		struct mroce_rwqe *r = rwqe_at(qp, qp->rq_done &
+					       (qp->rq.r.size - 1));
 
-		if (!r)
-			break;
 		mroce_rq_done(qp, r, &cqe, false, b);
 	}
 }
@@ -165,10 +234,14 @@ int mroce_sge_copy(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
 static int place_recv(struct mroce_qp *qp, const struct mre_place *p,
 		      const u8 *data, struct mroce_batch *b)
 {
-	struct mroce_rwqe *r = mroce_rq_get(qp, p->rsn, b);
+	struct mroce_rwqe *r;
+	int syn;
 
+	r = mroce_rq_get(qp, p->rsn, &syn);
 	if (!r)
-		return MRE_SYN_RNR;
+		return syn;
+	if (r->bad)
+		return MRE_SYN_REM_OP;	/* it completes in error, in order */
 	if (p->mlen > r->length)
 		return MRE_SYN_REM_INV_REQ;
 	/*
@@ -189,14 +262,20 @@ static int place_write(struct mroce_qp *qp, const struct mre_place *p,
 		       const u8 *data, struct mroce_batch *b)
 {
 	int right = right_of(IB_WR_RDMA_WRITE);
+	struct mroce_rwqe *r;
 	struct mroce_mr *mr;
+	int syn;
 
 	if (!qp_allows(qp, right))
 		return MRE_SYN_REM_ACCESS;
 	/* with immediate: its receive must exist before anything lands */
-	if (p->dflags & MRE_DF_RECV && p->dflags & MRE_DF_LAST &&
-	    !mroce_rq_get(qp, p->rsn, b))
-		return MRE_SYN_RNR;
+	if (p->dflags & MRE_DF_RECV && p->dflags & MRE_DF_LAST) {
+		r = mroce_rq_get(qp, p->rsn, &syn);
+		if (!r)
+			return syn;
+		if (r->bad)
+			return MRE_SYN_REM_OP;
+	}
 	if (!p->mlen)
 		return MRE_SYN_NONE;
 	mr = mroce_rkey_get(&qp->ibqp, p->rkey, p->raddr, p->mlen, right);
@@ -275,6 +354,13 @@ int mroce_resp_read(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
 	int right = right_of(IB_WR_RDMA_READ);
 	struct mroce_mr *mr;
 
+	/*
+	 * Rights are checked again for every packet: the QP's (modify_qp may
+	 * have revoked REMOTE_READ since the request arrived) here, the MR's
+	 * or MW's by the lookup. Either gone: the READ ends with a NAK.
+	 */
+	if (!qp_allows(qp, right))
+		return MRE_SYN_REM_ACCESS;
 	mr = mroce_rkey_get(&qp->ibqp, x->pl_rkey, x->pl_addr, x->pl_len, right);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
@@ -295,13 +381,31 @@ void mroce_resp_recv_done(struct mre_stream *s, const struct mre_recv_done *rd)
 						   IB_WC_RECV,
 		.byte_len = rd->len,
 	};
-	struct mroce_rwqe *r;
+	struct mroce_rwqe *r = NULL;
+	int syn;
 
 	if (rd->dflags & MRE_DF_IMM) {
 		cqe.imm_data = rd->imm;
 		cqe.wc_flags = MROCE_WC_WITH_IMM;
 	}
 	spin_lock(&qp->lock);
+	/*
+	 * The gate runs in message order, so an honest peer completes the
+	 * head. Any other receive (skipped ahead, completed already, never
+	 * placed) is the peer's lie: complete nothing out of order, end the
+	 * QP; its flush completes every receive, in order.
+	 */
+	if (rd->rsn == rq_head(qp))
+		r = mroce_rq_get(qp, rd->rsn, &syn);
+	if (!r) {
+		mroce_counter_inc(mroce_qp_dev(qp), MROCE_CNT_RQ_BAD_RSN);
+		mroce_dbg_qp(qp, "receive %u completed, head %u\n", rd->rsn,
+			     rq_head(qp));
+		if (qp->state != IB_QPS_ERR)
+			mroce_qp_set_error(qp, MRE_ST_LOC_LEN);
+		spin_unlock(&qp->lock);
+		return;
+	}
 	if (rd->dflags & MRE_DF_INV && rd->status == MRE_ST_OK) {
 		/*
 		 * Checked when it arrived; if the MW changed since (a local
@@ -311,8 +415,6 @@ void mroce_resp_recv_done(struct mre_stream *s, const struct mre_recv_done *rd)
 		cqe.imm_data = rd->imm;		/* the rkey, host order */
 		cqe.wc_flags = MROCE_WC_WITH_INV;
 	}
-	r = mroce_rq_get(qp, rd->rsn, b);
-	if (r)
-		mroce_rq_done(qp, r, &cqe, rd->dflags & MRE_DF_SOLICIT, b);
+	mroce_rq_done(qp, r, &cqe, rd->dflags & MRE_DF_SOLICIT, b);
 	spin_unlock(&qp->lock);
 }

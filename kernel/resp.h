@@ -10,7 +10,11 @@
  * Receive numbers: receive @rsn of a stream is RQ index rq_base + rsn, or
  * claim slot rsn % MROCE_SRQ_CLAIMS on an SRQ. A receive is taken (copied
  * and validated, srq.h's mroce_rwqe_take()) when the first packet that
- * needs it arrives, and completes in order (mroce_rq_done()).
+ * needs it arrives, and completes in order (mroce_rq_done()). The peer
+ * names the receive (@rsn) and is not trusted with it: a packet for a
+ * receive before the head (completed) is refused with REM_INV_REQ, one
+ * past the window (the RQ's size; MROCE_SRQ_CLAIMS on an SRQ) with RNR, a
+ * completion of any receive but the head ends the QP (rq_bad_rsn).
  *
  * Locks: qp->lock held by every function here (the engine callbacks take
  * it), under the peer's lock for RC and UC.
@@ -39,10 +43,7 @@ void mroce_resp_recv_done(struct mre_stream *s,
 /* the data of a READ response packet into @dst; MRE_SYN_REM_ACCESS: MR gone */
 int mroce_resp_read(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst);
 
-/* receive @rsn of the stream (taking it from the RQ or the SRQ), or NULL */
-struct mroce_rwqe *mroce_rq_get(struct mroce_qp *qp, u32 rsn,
-				struct mroce_batch *b);
-/* the next receive, for a UD datagram */
+/* the next receive (the head), for a UD datagram, or NULL */
 struct mroce_rwqe *mroce_rq_next(struct mroce_qp *qp, struct mroce_batch *b);
 /* receive @r is complete with @cqe (its wr_id filled in here) */
 void mroce_rq_done(struct mroce_qp *qp, struct mroce_rwqe *r,

@@ -8,6 +8,7 @@
 
 #include "qp.h"
 #include "srq.h"
+#include "wq.h"
 #include "mroce.h"
 
 #define mroce_dbg_srq(srq, fmt, ...)					\
@@ -129,6 +130,7 @@ bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
 	r->wr_id = READ_ONCE(e->wr_id);
 	r->num_sge = 0;
 	r->length = 0;
+	r->bad = 1;
 	if (n > max_sge)
 		return false;
 	memcpy(r->sge, e->sge, n * sizeof(*r->sge));
@@ -138,6 +140,7 @@ bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
 		return false;
 	r->num_sge = n;
 	r->length = sum;
+	r->bad = 0;
 	return true;
 }
 
@@ -159,9 +162,17 @@ int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r)
 	struct mre_ring *ring = &srq->q.r;
 	bool event = false;
 	int got = 0;
+	u32 n;
 
 	spin_lock(&srq->lock);
-	if (mre_ring_avail(ring)) {
+	/*
+	 * Its consumers are every QP on it: a bad producer index is ignored
+	 * (counted), as if nothing were posted, until it makes sense again.
+	 */
+	if (!mroce_wq_published(ring, ring->cons, ring->cons, &n))
+		mroce_counter_inc(to_mroce_dev(srq->ibsrq.device),
+				  MROCE_CNT_WQ_BAD_INDEX);
+	if (n) {
 		got = mroce_rwqe_take(mre_ring_entry(ring, ring->cons), r,
 				      srq->max_sge) ? 1 : -1;
 		mre_ring_release(ring, ring->cons + 1);

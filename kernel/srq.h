@@ -43,7 +43,11 @@ int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 			const struct ib_recv_wr **bad);
 
-/* copy a receive ring entry into @r and validate it; false: unusable */
+/*
+ * Copy a receive ring entry into @r and validate it; false: unusable (@r
+ * is marked bad: the first message for it completes it with
+ * IB_WC_LOC_QP_OP_ERR and ends the QP, resp.c).
+ */
 bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
 		     u32 max_sge);
 /*

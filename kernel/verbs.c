@@ -159,6 +159,22 @@ void mroce_dealloc_ucontext(struct ib_ucontext *ibuc)
 	mroce_dbg_uctx(to_mroce_uctx(ibuc), "\n");
 }
 
+/*
+ * The device is going away with the context still open (rdma link delete,
+ * the netdev or namespace gone): with this op the core does not wait for
+ * the process to close its fd. It has already zapped the mappings it
+ * tracks (rdma_umap_priv_init(), for IO memory that may vanish); ours are
+ * none of those: a ring is vmalloc memory whose pages the mapping holds a
+ * reference on (queue.h), so leaving them mapped is safe, and the process
+ * sees its rings stop. The core then destroys every object of the context
+ * (each destroy removes its ring's mmap entry, and the kernel stops using
+ * the ring) and calls dealloc_ucontext. Nothing is left for us to do here.
+ */
+void mroce_disassociate_ucontext(struct ib_ucontext *ibuc)
+{
+	mroce_dbg_uctx(to_mroce_uctx(ibuc), "device going away\n");
+}
+
 int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);

@@ -23,6 +23,7 @@ enum rdma_link_layer mroce_get_link_layer(struct ib_device *ibdev,
 
 int mroce_alloc_ucontext(struct ib_ucontext *ibuc, struct ib_udata *udata);
 void mroce_dealloc_ucontext(struct ib_ucontext *ibuc);
+void mroce_disassociate_ucontext(struct ib_ucontext *ibuc);
 
 int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
