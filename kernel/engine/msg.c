@@ -90,9 +90,11 @@ static int rx_write_send(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 		c->ep->ctr.drop_access++;
 		return MRE_SYN_NONE;
 	}
+	/* a bad receive WQE of ours is the requester's REM_OP (IB 9.7.5.2.4) */
 	if (r != MRE_SYN_NONE)
-		return msg_error(c, s, tsn, d, r == MRE_SYN_REM_ACCESS ?
-				 MRE_SYN_REM_ACCESS : MRE_SYN_REM_INV_REQ);
+		return msg_error(c, s, tsn, d, r == MRE_SYN_REM_ACCESS ||
+				 r == MRE_SYN_REM_OP ? (u32)r :
+				 MRE_SYN_REM_INV_REQ);
 	if ((d->dflags & (MRE_DF_LAST | MRE_DF_RECV)) ==
 	    (MRE_DF_LAST | MRE_DF_RECV)) {
 		g = gate_of(c, tsn);

@@ -21,7 +21,10 @@
  * when it no longer needs the entry. Each side keeps a private copy of the
  * indices it owns and never trusts the other side's values: the kernel
  * clamps what it reads (mre_ring_avail()), so a corrupted index cannot make
- * it read outside the ring or go backwards.
+ * it read outside the ring. For the SQ and RQ, where the kernel takes
+ * entries before it completes them, the producer is also checked against
+ * what the kernel has taken (kernel/wq.h): one that went backwards is a
+ * corrupt queue, not a rewind.
  *
  * The SQ doorbell: the kernel sets MRE_RING_F_DB_NEEDED when it stops
  * looking at the SQ by itself (the QP has nothing in flight to send), then
