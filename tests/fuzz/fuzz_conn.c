@@ -10,14 +10,26 @@
  *
  * each handed to one host as if it came from the other. ctl bit 0: first
  * overwrite dst_cid with the receiving connection's id (so most records get
- * past the connection lookup and reach the engine's state machines); bit 1:
+ * past the connection lookup and reach the engine's state machines) and,
+ * in a DATA packet that parses, make the sequence values live: the TSN
+ * near the receiver's window base, the PSN near its path's, the streams
+ * the connected ones, the rdsn near the stream's next (some of each just
+ * outside their windows; the fuzzed values choose the offsets); bit 1:
  * to host 0 instead of host 1; bit 2: CE mark; bits 3-7: advance the clock
  * by that many 500 ns steps first, delivering what the wire holds. The
  * genuine traffic keeps flowing in between, and after the last record the
  * pair runs on for 5 ms of simulated time.
  *
- * Any crash, sanitizer report or placement outside a target is a bug.
+ * A bug is: any crash or sanitizer report; a placement outside a target
+ * (an MR's range and rights, a posted receive, the buffer of one of our
+ * own READs or ATOMICs; not a receive already completed, which the model
+ * refuses as the kernel does);
+ * one packet that takes more than a second of CPU (a loop bounded by a
+ * wire value). libFuzzer's -timeout bounds a whole input. A receive the
+ * hostile peer completes out of order is its own doing: the model, like
+ * the kernel, completes nothing out of order and fails the QP.
  */
+#include <time.h>
 #include "model.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -149,7 +161,41 @@ static void setup(void)
 	mdl_qp_init(&w.n[0], &w.qp[0], 17, 1, 1017, 1024);
 	mdl_qp_init(&w.n[1], &w.qp[1], 1017, 0, 17, 1024);
 	post();
-	advance(6000);		/* established, traffic in flight */
+	advance(10000);		/* CONNECT, RETRY, CONNECT, ACCEPT: traffic in flight */
+}
+
+/* the DATA packet in @pkt, its sequence values made live for host @to */
+static void make_live(u8 *pkt, u32 len, u32 to)
+{
+	struct mre_conn *c = &w.c[to];
+	struct mdl_qp *qp = &w.qp[to];
+	struct mre_pkt p;
+	u32 hl;
+
+	if (mre_wire_parse(pkt, len, &p) != MRE_PARSE_OK ||
+	    p.type != MRE_T_DATA || p.path >= c->npaths)
+		return;
+	p.data.tsn = c->rxw.base + (p.data.tsn % 8) - 1;
+	p.psn = c->paths[p.path].rx.base + (p.psn % 8) - 1;
+	if (p.data.dst_stream & 1) {
+		p.data.dst_stream = qp->s.id;
+		p.data.src_stream = qp->s.remote_id;
+	}
+	if (p.data.op == MRE_OP_READ_REQ || p.data.op == MRE_OP_ATOMIC_REQ)
+		p.data.rdsn = qp->s.rs_tail + (p.data.rdsn % 20) - 2;
+	else if (p.data.op == MRE_OP_SEND || p.data.dflags & MRE_DF_RECV)
+		p.data.rsn = qp->rq_done + (p.data.rsn % 4) - 1;
+	hl = mre_wire_put(pkt, &p);
+	if (hl != p.hdr_len)
+		BUG();			/* a packet that parses rebuilds the same */
+}
+
+static double cpu_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -158,6 +204,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static u8 pkt[PKT_MAX];
 	size_t off = 0;
+	double t;
 	u32 i;
 
 	setup();
@@ -171,12 +218,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		len = MRE_MIN(len, (u32)PKT_MAX);
 		memcpy(pkt, data + off, len);
 		off += len;
-		if (ctl & 1 && len >= 8)
+		if (ctl & 1 && len >= 12) {
 			put_be64(pkt + 4, w.c[to].cid);
+			make_live(pkt, len, to);
+		}
 		if (ctl >> 3)
 			advance((u64)(ctl >> 3) * 500);
+		t = cpu_s();
 		mdl_rx(&w.n[to], 1 - to, pkt, len, ctl & 4, w.now);
 		run_both();
+		if (cpu_s() - t > 1.0)
+			BUG();		/* unbounded work for one packet */
 	}
 	advance(5000000);
 	for (i = 0; i < 2; i++)

@@ -147,6 +147,9 @@ static int m_place(struct mre_stream *s, const struct mre_place *p,
 	case MRE_OP_WRITE:
 		return place_write(n, qp, p, data);
 	case MRE_OP_SEND:
+		/* a receive completed already is not written again (the kernel's rule) */
+		if (seq_lt(p->rsn, qp->rq_done))
+			return MRE_SYN_REM_INV_REQ;
 		if (!seq_lt(p->rsn, qp->rq_posted))
 			return MRE_SYN_RNR;
 		r = &qp->rq[p->rsn % MDL_RQ];
@@ -245,8 +248,16 @@ static void m_recv_done(struct mre_stream *s, const struct mre_recv_done *r)
 		.op = r->op, .dflags = r->dflags,
 	};
 
-	if (r->rsn != qp->rq_done)
+	/*
+	 * Out of order: a hostile peer's doing when it comes from the wire's
+	 * rsn. Like the kernel, complete nothing out of order: the QP fails
+	 * (order_violations counts what an honest peer must never cause).
+	 */
+	if (r->rsn != qp->rq_done) {
 		qp->order_violations++;
+		qp->fatal = MRE_ST_REM_INV_REQ;
+		return;
+	}
 	qp->rq_done = r->rsn + 1;
 	log_cqe(qp, &e);
 }
