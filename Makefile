@@ -5,7 +5,7 @@
 #   make              module + provider + guest tools + host tests/simulator
 #   make module       kernel module mroce.ko (Kbuild, against $(KDIR))
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
-#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-linebuf.so)
+#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-linebuf.so)
 #   make unit         engine unit tests (host)      make check: all host tests
 #   make ring         hostile-provider harness of the kernel's ring rules (tests/ring)
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
@@ -53,7 +53,7 @@ provider:
 	$(MAKE) -C provider O=$(O)
 
 tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
-	$(O)/tests/mroce-cq-check $(O)/tests/mroce-linebuf.so
+	$(O)/tests/mroce-cq-check $(O)/tests/mroce-craft $(O)/tests/mroce-linebuf.so
 
 $(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c tests/vm/tap.h provider/pabi34.h
 	@mkdir -p $(dir $@)
@@ -70,6 +70,11 @@ $(O)/tests/mroce-wr-check: tests/vm/wr-check.c tests/vm/tap.h
 $(O)/tests/mroce-cq-check: tests/vm/cq-check.c tests/vm/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread -o $@ $< -libverbs
+
+# the packet crafter builds its packets with the engine's own wire code
+$(O)/tests/mroce-craft: tests/vm/craft.c kernel/engine/wire.c kernel/engine/wire.h kernel/engine/mre_types.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel/engine -o $@ tests/vm/craft.c kernel/engine/wire.c
 
 $(O)/tests/mroce-linebuf.so: tests/vm/linebuf.c
 	@mkdir -p $(dir $@)

@@ -20,6 +20,8 @@
  *	-e          wait for completions on a completion channel (default:
  *	            poll, sleeping briefly when the CQ is empty)
  *	-T SECONDS  time limit for one batch's completions (default 120)
+ *	-U FILE     after the OPS operations, go on until FILE exists (a test
+ *	            that must be sure the transfer outlasts something else)
  *	-v          print every operation
  *
  * The side channel (QP numbers, GIDs, rkeys, and the per-batch protocol)
@@ -665,7 +667,13 @@ struct opts {
 	int batch;
 	int verbose;
 	int mask;		/* 1 << OP_x */
+	const char *until;	/* -U: go on past nops until this file exists */
 };
+
+static int more(const struct opts *o, long done)
+{
+	return done < o->nops || (o->until && access(o->until, F_OK));
+}
 
 static uint32_t pick_len(uint64_t *s, uint32_t maxlen)
 {
@@ -702,10 +710,10 @@ static int client(struct ctx *c, const struct opts *o)
 	double t0 = now_s();
 	int n, i, j, k, want, r;
 
-	while (done < o->nops && !errors) {
+	while (more(o, done) && !errors) {
 		/* pick a batch of non-overlapping operations */
 		want = 1 + rnd_below(&s, o->batch);
-		if (want > o->nops - done)
+		if (done < o->nops && want > o->nops - done)
 			want = o->nops - done;
 		for (n = 0, k = 0; n < want && k < 4 * want; k++) {
 			struct opdesc *d = &ops[n];
@@ -862,7 +870,7 @@ static int client(struct ctx *c, const struct opts *o)
 
 static void usage(const char *p)
 {
-	fprintf(stderr, "usage: %s -d DEV [-i IBPORT] [-g GIDX] [-p PORT] [-e] [-T SECS]\n"
+	fprintf(stderr, "usage: %s -d DEV [-i IBPORT] [-g GIDX] [-p PORT] [-e] [-T SECS] [-U FILE]\n"
 		"          [-n OPS] [-S SEED] [-m MAXLEN] [-B BUFSIZE] [-b BATCH] [-o wrs] [-v] [SERVER]\n"
 		"  (no SERVER: be the server; see the comment at the top of xfer.c)\n", p);
 }
@@ -877,7 +885,7 @@ int main(int argc, char **argv)
 	uint64_t seed = 0;
 	struct timespec ts;
 
-	while ((opt = getopt(argc, argv, "d:i:g:p:n:S:m:B:b:o:eT:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:g:p:n:S:m:B:b:o:eT:U:vh")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'i': ib_port = atoi(optarg); break;
@@ -895,6 +903,7 @@ int main(int argc, char **argv)
 			break;
 		case 'e': c.events = 1; break;
 		case 'T': c.timeout_s = atoi(optarg); break;
+		case 'U': o.until = optarg; break;
 		case 'v': o.verbose = 1; break;
 		default: usage(argv[0]); return 2;
 		}

@@ -1,0 +1,919 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mroce-craft: hostile MetaRoCE packets, for the guest's hostile-network
+ * test (tests/vm/hostile.sh). Built by `make tools` into build/tests/ with
+ * the engine's own wire code (kernel/engine/wire.c compiled in): every
+ * packet is a struct mre_pkt written by mre_wire_put(), every plane blob
+ * comes from mre_wire_blob_put(), replies are read by mre_wire_parse(), so
+ * a change of the wire format in wire.h/wire.c carries over by a rebuild.
+ *
+ *	mroce-craft [OPTIONS] MODE      (--help for the list)
+ *
+ * Modes:
+ *   connect-flood   --count CONNECTs, each naming a distinct node as plane
+ *                   0 of its blob (--node, then the next addresses) with a
+ *                   distinct src_cid (--src-cid, +1 each), at --rate
+ *   forged-connect  a CONNECT whose blob names --claim (the victim's real
+ *                   peer) as plane 0: "I am that node, restarted", with a
+ *                   new src_cid
+ *   read-far        a DATA READ_REQ to --cid, rdsn --rdsn (0xfffffffe),
+ *                   length 0, at TSN --tsn (or the victim's receive base
+ *                   from its debugfs + --tsn-ahead, or random), streams
+ *                   --dst-stream / --src-stream (the victim's QPN, its
+ *                   peer's QPN); prints how long the send took
+ *   foreign         DATA WRITE, ACK, PROBE and ACCEPT packets carrying the
+ *                   live --cid, round robin, --count in all
+ *   garbage         --count datagrams: random bytes and mutated valid
+ *                   packets (random connection ids), from --seed
+ *
+ * --cid and --src-cid take 64-bit values; one that does not fit the wire's
+ * connection id field (32 bits in wire format 1) is refused. --peers FILE
+ * --peer ADDR reads the connection id (and the receive base, "rx gate")
+ * of the victim's peer ADDR from the victim's debugfs peers file.
+ *
+ * --cookie (CONNECT modes): after each CONNECT wait --wait-ms for a reply
+ * from the victim and print it; a reply that carries a cookie (the RETRY
+ * of the stateless handshake, not in wire format 1 yet: see
+ * reply_cookie()) is echoed in a second CONNECT from the same address.
+ * --listen-ms N: after sending, read replies for N ms and count them by
+ * type.
+ *
+ * Output: with -v a line per packet; per mode a line
+ *   "craft MODE: sent N packets (B bytes) in S s [, details]"
+ * and for replies "craft replies: ...". Exit 0 if everything was sent, 1
+ * on a send error, 2 on usage errors.
+ */
+#include "wire.h"		/* first: the engine's types (no stdbool) */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#define PKT_MAX		(MRE_MAX_HDR_LEN + MRE_CONNECT_LEN + MRE_MAX_BLOB + MRE_MAX_PAYLOAD)
+
+static struct {
+	const char *mode;
+	struct sockaddr_storage dst, src;
+	socklen_t dlen;
+	int have_src;
+	unsigned port, sport;
+	unsigned long count;
+	double rate;
+	uint64_t seed;
+	uint64_t cid, src_cid;
+	int have_cid, have_src_cid;
+	const char *peers, *peer;
+	int64_t tsn;		/* -1: from debugfs or random */
+	uint32_t tsn_ahead;
+	uint32_t path, psn;
+	uint32_t dst_stream, src_stream;
+	int have_streams;
+	uint32_t rdsn;
+	struct mre_addr node;	/* first flood node */
+	int have_node;
+	struct mre_addr claim;	/* forged: the node we claim to be */
+	int have_claim;
+	int cid_from_peers;
+	uint32_t tsn_step;
+	const char *netns;
+	int cookie, wait_ms, listen_ms, verbose;
+} opt = {
+	.port = MRE_DEFAULT_UDP_PORT, .tsn = -1, .tsn_ahead = 32, .tsn_step = 1,
+	.rdsn = 0xfffffffeu, .wait_ms = 200,
+};
+
+static int sock = -1;
+static uint64_t rng;
+static unsigned long n_sent, n_bytes, n_err;
+static double max_send_s;
+static u64 peer_gate;		/* from debugfs */
+static int have_gate;
+
+static uint64_t rnd(void)	/* xorshift64* */
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717ull;
+}
+
+static uint32_t rnd32_nz(void)
+{
+	uint32_t v;
+
+	do
+		v = (uint32_t)rnd();
+	while (!v);
+	return v;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* a connection id into a wire field of whatever width it has */
+#define SET_CID(field, v, what) do {					\
+	(field) = (v);							\
+	if ((uint64_t)(field) != (uint64_t)(v)) {			\
+		fprintf(stderr, "craft: %s %#" PRIx64 " does not fit the wire's %zu-bit connection id\n", \
+			what, (uint64_t)(v), sizeof(field) * 8);	\
+		exit(2);						\
+	}								\
+} while (0)
+
+static int parse_addr(const char *s, struct mre_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->a) == 1) {
+		a->family = MRE_AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->a) == 1) {
+		a->family = MRE_AF_INET6;
+		return 0;
+	}
+	return -1;
+}
+
+static void sa_of(const struct mre_addr *a, unsigned port,
+		  struct sockaddr_storage *ss, socklen_t *len)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == MRE_AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
+
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		memcpy(&s->sin_addr, a->a, 4);
+		*len = sizeof(*s);
+	} else {
+		struct sockaddr_in6 *s = (struct sockaddr_in6 *)ss;
+
+		s->sin6_family = AF_INET6;
+		s->sin6_port = htons(port);
+		memcpy(&s->sin6_addr, a->a, 16);
+		*len = sizeof(*s);
+	}
+}
+
+static struct mre_addr victim;	/* --dst as the engine's address */
+
+static const char *addr_str(const struct mre_addr *a, char *buf, size_t n)
+{
+	return inet_ntop(a->family == MRE_AF_INET ? AF_INET : AF_INET6, a->a,
+			 buf, n) ? buf : "?";
+}
+
+/* the next address after @a (a flood's distinct nodes) */
+static void addr_inc(struct mre_addr *a)
+{
+	int i = (int)mre_addr_len(a->family) - 1;
+
+	for (; i >= 0; i--)
+		if (++a->a[i])
+			break;
+}
+
+static void pace(double t0)
+{
+	double due, t;
+
+	if (opt.rate <= 0)
+		return;
+	due = t0 + n_sent / opt.rate;
+	t = now_s();
+	if (due > t) {
+		struct timespec ts = { (time_t)(due - t),
+				       (long)((due - t - (time_t)(due - t)) * 1e9) };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int send_buf(const u8 *b, u32 len)
+{
+	double t = now_s(), d;
+	ssize_t r = sendto(sock, b, len, 0, (struct sockaddr *)&opt.dst, opt.dlen);
+
+	d = now_s() - t;
+	if (d > max_send_s)
+		max_send_s = d;
+	if (r != (ssize_t)len) {
+		/* ENOBUFS/EAGAIN under a flood: count, go on */
+		if (n_err++ < 5)
+			fprintf(stderr, "craft: sendto: %s\n", strerror(errno));
+		return -1;
+	}
+	n_sent++;
+	n_bytes += len;
+	return 0;
+}
+
+/* a packet through the engine's builder, plus @plen payload bytes */
+static int send_pkt(const struct mre_pkt *p, u32 plen)
+{
+	u8 b[PKT_MAX];
+	u32 hl = mre_wire_put(b, p), i;
+	struct mre_pkt chk;
+
+	for (i = 0; i < plen; i++)
+		b[hl + i] = (u8)rnd();
+	if (opt.verbose) {
+		enum mre_parse_err e = mre_wire_parse(b, hl + plen, &chk);
+
+		printf("  %s", mre_wire_type_name(p->type));
+		if (p->type == MRE_T_DATA)
+			printf(" %s tsn %u streams %u<-%u", mre_wire_op_name(p->data.op),
+			       p->data.tsn, p->data.dst_stream, p->data.src_stream);
+		if (p->type == MRE_T_CONNECT || p->type == MRE_T_ACCEPT)
+			printf(" src_cid %#" PRIx64 " blob %u B",
+			       (uint64_t)p->connect.src_cid, p->connect.blob_len);
+		printf(" dst_cid %#" PRIx64 " path %u psn %u: %u bytes%s\n",
+		       (uint64_t)p->dst_cid, p->path, p->psn, hl + plen,
+		       e ? " (does not parse!)" : "");
+	}
+	return send_buf(b, hl + plen);
+}
+
+/* --- replies ----------------------------------------------------------------- */
+
+static unsigned long rep_type[MRE_T_MAX + 1], rep_bad, rep_n;
+
+static int recv_reply(int ms, u8 *b, u32 *len, struct mre_pkt *p)
+{
+	struct pollfd pf = { .fd = sock, .events = POLLIN };
+	ssize_t r;
+
+	if (poll(&pf, 1, ms) <= 0)
+		return -1;
+	r = recv(sock, b, PKT_MAX, 0);
+	if (r < 0)
+		return -1;
+	*len = (u32)r;
+	rep_n++;
+	if (mre_wire_parse(b, *len, p) != MRE_PARSE_OK) {
+		rep_bad++;
+		return 1;
+	}
+	rep_type[p->type < MRE_T_MAX ? p->type : MRE_T_MAX]++;
+	return 0;
+}
+
+/*
+ * The cookie of a reply to our CONNECT, if it carries one: the hook for
+ * the stateless handshake. Wire format 1 has no RETRY: nothing carries a
+ * cookie. When it exists: return true for a parsed RETRY and copy its
+ * cookie into @c (the CONNECT's cookie field), so that the caller sends
+ * the CONNECT again from the same address with the cookie echoed.
+ */
+static bool reply_cookie(const struct mre_pkt *reply, struct mre_pkt *c)
+{
+	(void)reply;
+	(void)c;
+	return false;
+}
+
+static void wait_reply(struct mre_pkt *c)
+{
+	u8 b[PKT_MAX];
+	struct mre_pkt r;
+	u32 len;
+	int e = recv_reply(opt.wait_ms, b, &len, &r);
+
+	if (e < 0) {
+		printf("  reply: none in %d ms\n", opt.wait_ms);
+		return;
+	}
+	if (e > 0) {
+		printf("  reply: %u bytes, type %u, not parsed by wire format %d\n",
+		       len, len ? b[0] & 0xf : 0, MRE_WIRE_VERSION);
+		return;
+	}
+	printf("  reply: %s dst_cid %#" PRIx64 "\n", mre_wire_type_name(r.type),
+	       (uint64_t)r.dst_cid);
+	if (reply_cookie(&r, c)) {
+		printf("  reply carries a cookie: CONNECT again with it\n");
+		send_pkt(c, 0);
+	}
+}
+
+static void listen_replies(void)
+{
+	u8 b[PKT_MAX];
+	struct mre_pkt r;
+	u32 len;
+	double end = now_s() + opt.listen_ms / 1e3;
+	int t;
+
+	if (!opt.listen_ms)
+		return;
+	while (now_s() < end)
+		recv_reply((int)((end - now_s()) * 1e3) + 1, b, &len, &r);
+	printf("craft replies: %lu in %d ms:", rep_n, opt.listen_ms);
+	for (t = 1; t <= MRE_T_MAX; t++)
+		if (rep_type[t])
+			printf(" %s %lu", t < MRE_T_MAX ? mre_wire_type_name((u8)t) : "other",
+			       rep_type[t]);
+	printf(" unparsed %lu\n", rep_bad);
+}
+
+/* --- the victim's debugfs ------------------------------------------------------ */
+
+/*
+ * "peer ADDR from ADDR cid CID remote CID STATE streams N" and, on the
+ * next line, "... rx gate BASE" (kernel/debugfs.c).
+ */
+static int peers_fd = -1;
+
+static void read_peers(void)
+{
+	static char buf[1 << 20];
+	char line[512], a[128], *pos = buf, *nl;
+	ssize_t n, len = 0;
+	int in = 0;
+
+	/* the file stays open: re-read just before a packet that needs it */
+	if (peers_fd < 0)
+		peers_fd = open(opt.peers, O_RDONLY);
+	if (peers_fd < 0 || lseek(peers_fd, 0, SEEK_SET) < 0) {
+		fprintf(stderr, "craft: %s: %s\n", opt.peers, strerror(errno));
+		exit(2);
+	}
+	while (len < (ssize_t)sizeof(buf) - 1 &&
+	       (n = read(peers_fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	buf[len] = 0;
+	have_gate = 0;
+	for (; *pos; pos = nl ? nl + 1 : pos + strlen(pos)) {
+		char *g;
+
+		nl = strchr(pos, '\n');
+		snprintf(line, sizeof(line), "%.*s", nl ? (int)(nl - pos) : (int)strlen(pos), pos);
+
+		if (!strncmp(line, "peer ", 5)) {
+			char *c = strstr(line, " cid ");
+
+			in = sscanf(line, "peer %127s", a) == 1 &&
+			     !strcmp(a, opt.peer) && c;
+			if (in && (!opt.have_cid || opt.cid_from_peers)) {
+				opt.cid = strtoull(c + 5, NULL, 0);
+				opt.have_cid = 1;
+				opt.cid_from_peers = 1;
+			}
+			continue;
+		}
+		if (in && (g = strstr(line, "rx gate "))) {
+			peer_gate = strtoull(g + 8, NULL, 0);
+			have_gate = 1;
+			break;
+		}
+	}
+	if (!opt.have_cid) {
+		fprintf(stderr, "craft: no peer %s in %s\n", opt.peer, opt.peers);
+		exit(2);
+	}
+}
+
+static u32 pick_tsn(void)
+{
+	if (opt.tsn >= 0)
+		return (u32)opt.tsn;
+	if (opt.peers)
+		read_peers();		/* the victim's receive base now */
+	if (have_gate)
+		return (u32)(peer_gate + opt.tsn_ahead);
+	return (u32)rnd();
+}
+
+/* --- modes --------------------------------------------------------------------- */
+
+static void connect_pkt(struct mre_pkt *p, u8 *blob, const struct mre_addr *node,
+			uint64_t src_cid)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = MRE_T_CONNECT;
+	p->path = 0;
+	SET_CID(p->connect.src_cid, src_cid, "src_cid");
+	p->connect.isn = (u32)rnd();
+	p->connect.window_log2 = 10;
+	p->connect.npaths = 8;
+	p->connect.blob_len = (u16)mre_wire_blob_put(blob, victim.family, 1, node);
+	p->connect.blob = blob;
+}
+
+static void mode_connect_flood(void)
+{
+	struct mre_addr node = opt.node;
+	uint64_t cid = opt.have_src_cid ? opt.src_cid : rnd32_nz();
+	u8 blob[MRE_MAX_BLOB];
+	struct mre_pkt p;
+	double t0 = now_s();
+	char a0[64], a1[64];
+	unsigned long i;
+
+	if (!opt.count)
+		opt.count = 1000;
+	addr_str(&node, a0, sizeof(a0));
+	for (i = 0; i < opt.count; i++) {
+		if (!cid)
+			cid = 1;
+		connect_pkt(&p, blob, &node, cid);
+		pace(t0);
+		send_pkt(&p, 0);
+		if (opt.cookie)
+			wait_reply(&p);
+		if (i + 1 < opt.count) {
+			addr_inc(&node);
+			cid++;
+		}
+	}
+	printf("craft connect-flood: sent %lu CONNECTs (%lu bytes) in %.2f s, nodes %s .. %s, src_cid %#" PRIx64 " .. %#" PRIx64 ", %lu send errors\n",
+	       n_sent, n_bytes, now_s() - t0, a0, addr_str(&node, a1, sizeof(a1)),
+	       cid - (opt.count - 1), cid, n_err);
+}
+
+static void mode_forged_connect(void)
+{
+	uint64_t cid = opt.have_src_cid ? opt.src_cid : rnd32_nz();
+	u8 blob[MRE_MAX_BLOB];
+	struct mre_pkt p;
+	double t0 = now_s();
+	char a[64];
+	unsigned long i;
+
+	if (!opt.have_claim) {
+		fprintf(stderr, "craft: forged-connect needs --claim ADDR\n");
+		exit(2);
+	}
+	if (!opt.count)
+		opt.count = 1;
+	for (i = 0; i < opt.count; i++) {
+		connect_pkt(&p, blob, &opt.claim, cid + i);
+		send_pkt(&p, 0);
+		if (opt.cookie)
+			wait_reply(&p);
+	}
+	printf("craft forged-connect: sent %lu CONNECTs (%lu bytes) in %.2f s claiming plane 0 = %s, src_cid %#" PRIx64 ", isn %u, %lu send errors\n",
+	       n_sent, n_bytes, now_s() - t0, addr_str(&opt.claim, a, sizeof(a)),
+	       cid, p.connect.isn, n_err);
+}
+
+static void data_pkt(struct mre_pkt *p, u8 op, u32 tsn)
+{
+	memset(p, 0, sizeof(*p));
+	p->type = MRE_T_DATA;
+	p->flags = MRE_F_ACK_REQ;
+	p->path = (u16)opt.path;
+	SET_CID(p->dst_cid, opt.cid, "cid");
+	p->psn = opt.psn;
+	p->data.tsn = tsn;
+	p->data.path_una = opt.psn;
+	p->data.dst_stream = opt.have_streams ? opt.dst_stream : (u32)rnd();
+	p->data.src_stream = opt.have_streams ? opt.src_stream : (u32)rnd();
+	p->data.msn = (u32)rnd();
+	p->data.op = op;
+	p->data.dflags = MRE_DF_FIRST | MRE_DF_LAST;
+}
+
+static void need_cid(void)
+{
+	if (!opt.have_cid) {
+		fprintf(stderr, "craft: %s needs --cid or --peers/--peer\n", opt.mode);
+		exit(2);
+	}
+}
+
+static void mode_read_far(void)
+{
+	struct mre_pkt p;
+	double t0 = now_s();
+	unsigned long i;
+	u32 tsn = 0, tsn0 = 0;
+
+	need_cid();
+	if (!opt.count)
+		opt.count = 1;
+	for (i = 0; i < opt.count; i++) {
+		tsn = pick_tsn() + (u32)i * opt.tsn_step;
+		data_pkt(&p, MRE_OP_READ_REQ, tsn);
+		p.data.rdsn = opt.rdsn + (u32)i;
+		p.data.rkey = (u32)rnd();
+		p.data.raddr = 0;
+		p.data.mlen = 0;
+		if (!i)
+			tsn0 = tsn;
+		send_pkt(&p, 0);
+	}
+	printf("craft read-far: sent %lu READ_REQs (%lu bytes) in %.2f s: dst_cid %#" PRIx64 " tsn %u%s streams %u<-%u rdsn %#x len 0 path %u psn %u; longest send %.3f s, %lu send errors\n",
+	       n_sent, n_bytes, now_s() - t0, opt.cid, tsn0,
+	       opt.tsn < 0 && have_gate ? " (rx gate + ahead)" : "",
+	       p.data.dst_stream, p.data.src_stream, opt.rdsn, opt.path, opt.psn,
+	       max_send_s, n_err);
+}
+
+static void mode_foreign(void)
+{
+	static const u8 kinds[] = { MRE_T_DATA, MRE_T_ACK, MRE_T_PROBE, MRE_T_ACCEPT };
+	unsigned long per[4] = { 0 }, i;
+	u8 blob[MRE_MAX_BLOB];
+	struct mre_addr me;
+	struct mre_pkt p;
+	double t0 = now_s();
+	u32 tsn0 = 0;
+
+	need_cid();
+	if (!opt.count)
+		opt.count = 40;
+	memset(&me, 0, sizeof(me));
+	if (opt.have_src) {
+		if (victim.family == MRE_AF_INET)
+			memcpy(me.a, &((struct sockaddr_in *)&opt.src)->sin_addr, 4);
+		else
+			memcpy(me.a, &((struct sockaddr_in6 *)&opt.src)->sin6_addr, 16);
+		me.family = victim.family;
+	}
+	for (i = 0; i < opt.count; i++) {
+		u8 k = kinds[i % 4];
+
+		switch (k) {
+		case MRE_T_DATA:	/* a 64-byte WRITE at the live TSN */
+			data_pkt(&p, MRE_OP_WRITE, pick_tsn());
+			if (!i)
+				tsn0 = p.data.tsn;
+			p.data.rkey = (u32)rnd();
+			p.data.raddr = rnd() & 0xffffffffull;
+			p.data.mlen = 64;
+			p.data.plen = 64;
+			send_pkt(&p, 64);
+			break;
+		case MRE_T_ACK:
+			memset(&p, 0, sizeof(p));
+			p.type = MRE_T_ACK;
+			p.path = (u16)opt.path;
+			SET_CID(p.dst_cid, opt.cid, "cid");
+			p.ack.ack_path = (u16)opt.path;
+			p.ack.psn_cum = opt.psn;
+			p.ack.tsn_cum = (u32)rnd();
+			send_pkt(&p, 0);
+			break;
+		case MRE_T_PROBE:
+			memset(&p, 0, sizeof(p));
+			p.type = MRE_T_PROBE;
+			p.flags = MRE_F_ACK_REQ;
+			p.path = (u16)opt.path;
+			SET_CID(p.dst_cid, opt.cid, "cid");
+			p.psn = opt.psn;
+			p.probe.path_una = opt.psn;
+			send_pkt(&p, 0);
+			break;
+		case MRE_T_ACCEPT:	/* naming ourselves as the peer's plane 0 */
+			connect_pkt(&p, blob, me.family ? &me : &victim, rnd32_nz());
+			p.type = MRE_T_ACCEPT;
+			SET_CID(p.dst_cid, opt.cid, "cid");
+			send_pkt(&p, 0);
+			break;
+		}
+		per[i % 4]++;
+	}
+	printf("craft foreign: sent %lu packets (%lu bytes) in %.2f s to dst_cid %#" PRIx64 ": WRITE %lu (first at tsn %u%s) ACK %lu PROBE %lu ACCEPT %lu, %lu send errors\n",
+	       n_sent, n_bytes, now_s() - t0, opt.cid, per[0], tsn0,
+	       opt.tsn < 0 && have_gate ? ", rx gate + ahead" : "", per[1],
+	       per[2], per[3], n_err);
+}
+
+/* a valid packet of a random kind with a random connection id */
+static u32 template(u8 *b)
+{
+	static const u8 ops[] = { MRE_OP_SEND, MRE_OP_WRITE, MRE_OP_READ_REQ,
+				  MRE_OP_READ_RESP, MRE_OP_ATOMIC_REQ, MRE_OP_NAK };
+	struct mre_pkt p;
+	u32 plen = 0, hl;
+
+	memset(&p, 0, sizeof(p));
+	p.path = (u16)(rnd() % 8);
+	p.psn = (u32)rnd();
+	p.ts = (u32)rnd();
+	p.dst_cid = rnd32_nz();
+	switch (rnd() % 5) {
+	case 0: case 1:
+		p.type = MRE_T_DATA;
+		p.data.op = ops[rnd() % sizeof(ops)];
+		p.data.tsn = (u32)rnd();
+		p.data.dst_stream = (u32)rnd();
+		p.data.src_stream = (u32)rnd();
+		p.data.dflags = MRE_DF_FIRST | MRE_DF_LAST;
+		p.data.rkey = (u32)rnd();
+		switch (p.data.op) {
+		case MRE_OP_SEND:
+			p.data.dflags |= MRE_DF_RECV;
+			/* fall through */
+		case MRE_OP_WRITE:
+		case MRE_OP_READ_RESP:
+			plen = (u32)(rnd() % 256);
+			p.data.mlen = plen;
+			break;
+		case MRE_OP_READ_REQ:
+			p.data.mlen = (u32)(rnd() % 65536);
+			break;
+		case MRE_OP_ATOMIC_REQ:
+			p.data.aop = MRE_AOP_FETCH_ADD;
+			p.data.mlen = 8;
+			break;
+		case MRE_OP_NAK:
+			p.data.syndrome = MRE_SYN_REM_ACCESS;
+			break;
+		}
+		p.data.plen = (u16)plen;
+		break;
+	case 2:
+		p.type = MRE_T_ACK;
+		p.ack.ack_path = p.path;
+		p.ack.psn_cum = (u32)rnd();
+		p.ack.tsn_cum = (u32)rnd();
+		break;
+	case 3:
+		p.type = MRE_T_PROBE;
+		break;
+	default:
+		p.type = MRE_T_RESET;
+		p.dst_cid = 0;
+		p.reset.cid = rnd32_nz();
+		break;
+	}
+	hl = mre_wire_put(b, &p);
+	for (u32 i = 0; i < plen; i++)
+		b[hl + i] = (u8)rnd();
+	return hl + plen;
+}
+
+static void mode_garbage(void)
+{
+	unsigned long n_rand = 0, n_mut = 0, n_valid = 0, i;
+	double t0 = now_s();
+	struct mre_pkt chk;
+	u8 b[PKT_MAX];
+
+	if (!opt.count)
+		opt.count = 1000;
+	for (i = 0; i < opt.count; i++) {
+		u32 len, k, j;
+
+		if (rnd() % 4 == 0) {		/* random bytes, 0..199 */
+			len = (u32)(rnd() % 200);
+			for (j = 0; j < len; j++)
+				b[j] = (u8)rnd();
+			n_rand++;
+		} else {			/* a valid packet, mutated */
+			len = template(b);
+			switch (rnd() % 3) {
+			case 0:			/* 1..4 random bytes */
+				for (k = 1 + rnd() % 4; k; k--)
+					b[rnd() % len] = (u8)rnd();
+				break;
+			case 1:			/* cut short */
+				len = (u32)(rnd() % len);
+				break;
+			default:		/* a bit flipped, or longer */
+				if (rnd() & 1)
+					b[rnd() % len] ^= (u8)(1u << (rnd() % 8));
+				else
+					for (k = 1 + rnd() % 16; k; k--)
+						b[len++] = (u8)rnd();
+			}
+			n_mut++;
+		}
+		if (mre_wire_parse(b, len, &chk) == MRE_PARSE_OK)
+			n_valid++;
+		pace(t0);
+		send_buf(b, len);
+	}
+	printf("craft garbage: sent %lu datagrams (%lu bytes) in %.2f s, seed %#" PRIx64 ": %lu random, %lu mutated, %lu of them still parse (random ids), %lu send errors\n",
+	       n_sent, n_bytes, now_s() - t0, opt.seed, n_rand, n_mut, n_valid, n_err);
+}
+
+/* --- main ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: mroce-craft --dst ADDR [options] MODE\n"
+"modes: connect-flood forged-connect read-far foreign garbage\n"
+"  --dst ADDR          victim (IPv4 or IPv6)\n"
+"  --port N            victim's MetaRoCE UDP port (default %u, module param udp_port)\n"
+"  --src ADDR          send from this address (the attacker's own)\n"
+"  --sport N           from this UDP port (default: any)\n"
+"  --netns NAME        send from network namespace NAME (/run/netns/NAME),\n"
+"                      entered after --peers is opened: the victim's\n"
+"                      debugfs is read in the caller's namespaces, again\n"
+"                      right before each packet that takes its TSN\n"
+"  --count N           packets (defaults: flood 1000, forged 1, read-far 1,\n"
+"                      foreign 40, garbage 1000)\n"
+"  --rate PPS          packets a second (default: as fast as possible)\n"
+"  --seed N            random seed (default: from the clock; printed)\n"
+"  --cid CID           the victim's connection id (dst_cid; 64-bit value)\n"
+"  --src-cid CID       src_cid of the (first) CONNECT (default random)\n"
+"  --peers FILE --peer ADDR\n"
+"                      the cid and rx gate of peer ADDR in the victim's\n"
+"                      debugfs peers file (/sys/kernel/debug/mroce/DEV/peers)\n"
+"  --tsn N             DATA TSN (default: rx gate + --tsn-ahead, else random)\n"
+"  --tsn-ahead N       (default 32)\n"
+"  --tsn-step N        read-far: TSN step between its packets (default 1)\n"
+"  --path N --psn N    path and PSN of DATA/ACK/PROBE (default 0 0)\n"
+"  --dst-stream N --src-stream N\n"
+"                      the victim's QPN and its peer's (default random)\n"
+"  --rdsn N            read-far's rdsn (default 0xfffffffe)\n"
+"  --node ADDR         connect-flood: first node named (default 10.66.0.1 / fd66::1)\n"
+"  --claim ADDR        forged-connect: the node to claim to be (plane 0)\n"
+"  --cookie            after each CONNECT wait --wait-ms (200) for a reply;\n"
+"                      echo a cookie it carries (RETRY) in a second CONNECT\n"
+"  --listen-ms N       after sending, count replies for N ms\n"
+"  -v                  a line per packet\n", MRE_DEFAULT_UDP_PORT);
+}
+
+static uint64_t num(const char *s)
+{
+	char *e;
+	uint64_t v;
+
+	errno = 0;
+	v = strtoull(s, &e, 0);
+	if (errno || *e || !*s) {
+		fprintf(stderr, "craft: bad number '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+static void addr_opt(const char *s, struct mre_addr *a)
+{
+	if (parse_addr(s, a)) {
+		fprintf(stderr, "craft: bad address '%s'\n", s);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_DST = 256, OPT_PORT, OPT_SRC, OPT_SPORT, OPT_COUNT, OPT_RATE, OPT_SEED,
+	       OPT_CID, OPT_SCID, OPT_PEERS, OPT_PEER, OPT_TSN, OPT_AHEAD, OPT_PATH, OPT_PSN,
+	       OPT_DSTR, OPT_SSTR, OPT_RDSN, OPT_NODE, OPT_CLAIM, OPT_COOKIE, OPT_WAIT,
+	       OPT_LISTEN, OPT_STEP, OPT_NETNS };
+	static const struct option lo[] = {
+		{ "dst", 1, 0, OPT_DST }, { "port", 1, 0, OPT_PORT },
+		{ "src", 1, 0, OPT_SRC }, { "sport", 1, 0, OPT_SPORT },
+		{ "count", 1, 0, OPT_COUNT }, { "rate", 1, 0, OPT_RATE },
+		{ "seed", 1, 0, OPT_SEED }, { "cid", 1, 0, OPT_CID },
+		{ "src-cid", 1, 0, OPT_SCID }, { "peers", 1, 0, OPT_PEERS },
+		{ "peer", 1, 0, OPT_PEER }, { "tsn", 1, 0, OPT_TSN },
+		{ "tsn-ahead", 1, 0, OPT_AHEAD }, { "path", 1, 0, OPT_PATH },
+		{ "psn", 1, 0, OPT_PSN }, { "dst-stream", 1, 0, OPT_DSTR },
+		{ "src-stream", 1, 0, OPT_SSTR }, { "rdsn", 1, 0, OPT_RDSN },
+		{ "node", 1, 0, OPT_NODE }, { "claim", 1, 0, OPT_CLAIM },
+		{ "cookie", 0, 0, OPT_COOKIE }, { "wait-ms", 1, 0, OPT_WAIT },
+		{ "listen-ms", 1, 0, OPT_LISTEN }, { "tsn-step", 1, 0, OPT_STEP },
+		{ "netns", 1, 0, OPT_NETNS }, { "help", 0, 0, 'h' },
+		{ 0, 0, 0, 0 },
+	};
+	struct mre_addr src;
+	const char *dst = NULL;
+	int o, seeded = 0, have_sstr = 0, have_dstr = 0;
+	socklen_t slen;
+
+	while ((o = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		switch (o) {
+		case OPT_DST: dst = optarg; break;
+		case OPT_PORT: opt.port = (unsigned)num(optarg); break;
+		case OPT_SRC: addr_opt(optarg, &src); opt.have_src = 1; break;
+		case OPT_SPORT: opt.sport = (unsigned)num(optarg); break;
+		case OPT_COUNT: opt.count = num(optarg); break;
+		case OPT_RATE: opt.rate = atof(optarg); break;
+		case OPT_SEED: opt.seed = num(optarg); seeded = 1; break;
+		case OPT_CID: opt.cid = num(optarg); opt.have_cid = 1; break;
+		case OPT_SCID: opt.src_cid = num(optarg); opt.have_src_cid = 1; break;
+		case OPT_PEERS: opt.peers = optarg; break;
+		case OPT_PEER: opt.peer = optarg; break;
+		case OPT_TSN: opt.tsn = (int64_t)(num(optarg) & 0xffffffffu); break;
+		case OPT_AHEAD: opt.tsn_ahead = (uint32_t)num(optarg); break;
+		case OPT_PATH: opt.path = (uint32_t)num(optarg); break;
+		case OPT_PSN: opt.psn = (uint32_t)num(optarg); break;
+		case OPT_DSTR: opt.dst_stream = (uint32_t)num(optarg); have_dstr = 1; break;
+		case OPT_SSTR: opt.src_stream = (uint32_t)num(optarg); have_sstr = 1; break;
+		case OPT_RDSN: opt.rdsn = (uint32_t)num(optarg); break;
+		case OPT_NODE: addr_opt(optarg, &opt.node); opt.have_node = 1; break;
+		case OPT_CLAIM: addr_opt(optarg, &opt.claim); opt.have_claim = 1; break;
+		case OPT_COOKIE: opt.cookie = 1; break;
+		case OPT_WAIT: opt.wait_ms = (int)num(optarg); break;
+		case OPT_LISTEN: opt.listen_ms = (int)num(optarg); break;
+		case OPT_STEP: opt.tsn_step = (uint32_t)num(optarg); break;
+		case OPT_NETNS: opt.netns = optarg; break;
+		case 'v': opt.verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1 || !dst) {
+		usage(stderr);
+		return 2;
+	}
+	opt.mode = argv[optind];
+	opt.have_streams = have_dstr && have_sstr;
+	addr_opt(dst, &victim);
+	sa_of(&victim, opt.port, &opt.dst, &opt.dlen);
+	if (!opt.have_node) {
+		parse_addr(victim.family == MRE_AF_INET ? "10.66.0.1" : "fd66::1", &opt.node);
+	} else if (opt.node.family != victim.family) {
+		fprintf(stderr, "craft: --node of another family than --dst\n");
+		return 2;
+	}
+	if (opt.have_claim && opt.claim.family != victim.family) {
+		fprintf(stderr, "craft: --claim of another family than --dst\n");
+		return 2;
+	}
+	if (!seeded)
+		opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	rng = opt.seed ? opt.seed : 1;
+	printf("craft %s: seed %#" PRIx64 ", victim %s port %u\n", opt.mode, opt.seed,
+	       dst, opt.port);
+	if (opt.peers) {
+		if (!opt.peer) {
+			fprintf(stderr, "craft: --peers needs --peer ADDR\n");
+			return 2;
+		}
+		read_peers();
+		printf("craft %s: victim's peer %s: cid %#" PRIx64 ", rx gate %s%" PRIu64 "\n",
+		       opt.mode, opt.peer, opt.cid, have_gate ? "" : "? ",
+		       have_gate ? (uint64_t)peer_gate : 0);
+	}
+
+	if (opt.netns) {	/* after opening the peers file: sysfs stays ours */
+		char path[256];
+		int fd;
+
+		snprintf(path, sizeof(path), "/run/netns/%s", opt.netns);
+		fd = open(path, O_RDONLY);
+		if (fd < 0) {	/* iproute2's NETNS_RUN_DIR */
+			snprintf(path, sizeof(path), "/var/run/netns/%s", opt.netns);
+			fd = open(path, O_RDONLY);
+		}
+		if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+			fprintf(stderr, "craft: netns %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+		close(fd);
+	}
+	sock = socket(victim.family == MRE_AF_INET ? AF_INET : AF_INET6, SOCK_DGRAM, 0);
+	if (sock < 0) {
+		perror("socket");
+		return 2;
+	}
+	if (opt.have_src || opt.sport) {
+		struct sockaddr_storage ss;
+		struct mre_addr any = { .family = victim.family };
+
+		if (opt.have_src && src.family != victim.family) {
+			fprintf(stderr, "craft: --src of another family than --dst\n");
+			return 2;
+		}
+		sa_of(opt.have_src ? &src : &any, opt.sport, &ss, &slen);
+		if (bind(sock, (struct sockaddr *)&ss, slen)) {
+			perror("bind");
+			return 2;
+		}
+		opt.src = ss;
+	}
+
+	if (!strcmp(opt.mode, "connect-flood"))
+		mode_connect_flood();
+	else if (!strcmp(opt.mode, "forged-connect"))
+		mode_forged_connect();
+	else if (!strcmp(opt.mode, "read-far"))
+		mode_read_far();
+	else if (!strcmp(opt.mode, "foreign"))
+		mode_foreign();
+	else if (!strcmp(opt.mode, "garbage"))
+		mode_garbage();
+	else {
+		fprintf(stderr, "craft: unknown mode '%s'\n", opt.mode);
+		usage(stderr);
+		return 2;
+	}
+	listen_replies();
+	close(sock);
+	return n_err ? 1 : 0;
+}
