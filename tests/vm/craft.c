@@ -276,17 +276,17 @@ static int recv_reply(int ms, u8 *b, u32 *len, struct mre_pkt *p)
 }
 
 /*
- * The cookie of a reply to our CONNECT, if it carries one: the hook for
- * the stateless handshake. Wire format 1 has no RETRY: nothing carries a
- * cookie. When it exists: return true for a parsed RETRY and copy its
- * cookie into @c (the CONNECT's cookie field), so that the caller sends
- * the CONNECT again from the same address with the cookie echoed.
+ * The cookie of a reply to our CONNECT, if it carries one: a RETRY for our
+ * CONNECT's id (protocol.md 5.1). Its cookie goes into @c, so that the
+ * caller sends the CONNECT again from the same address with it echoed: a
+ * CONNECT that has proven the attacker's own address.
  */
 static bool reply_cookie(const struct mre_pkt *reply, struct mre_pkt *c)
 {
-	(void)reply;
-	(void)c;
-	return false;
+	if (reply->type != MRE_T_RETRY || reply->dst_cid != c->connect.src_cid)
+		return false;
+	c->connect.cookie = reply->retry.cookie;
+	return true;
 }
 
 static void wait_reply(struct mre_pkt *c)

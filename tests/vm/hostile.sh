@@ -13,9 +13,15 @@
 #   foreign   WRITE / ACK / PROBE / ACCEPT with the live connection id (from
 #             the victim's debugfs), at its live TSN, from the attacker
 #   forged    one CONNECT claiming to be the victim's real peer (its address
-#             as plane 0 of the blob), with a new src_cid
+#             as plane 0 of the blob), with a new src_cid; sent again with
+#             the cookie the victim's RETRY gave the attacker's own address
 #   far-read  one READ_REQ, length 0, rdsn 0xfffffffe, on the live
-#             connection and the transfer's QPs, at the live TSN
+#             connection and the transfer's QPs, at the live TSN, from
+#             the attacker's address (refused: not the peer's). The rdsn
+#             window itself is tested on the engine (tests/unit
+#             conn_read_far_rdsn_refused, fuzz_conn): a malformed READ from
+#             the peer's own address fails the QP it names, as any
+#             malformed RC request does, so it cannot run beside a transfer
 #
 # Each phase runs on freshly created devices (rdma link delete/add: no
 # state carries over), attacks a second into the transfer, lets the
@@ -69,11 +75,10 @@ done
 
 ATK_IP=198.18.1.66
 # The victim's counters that count a refused packet: every drop reason of
-# the glue and the engine (Documentation/mroce.rst). A refusal that is not
-# named drop_* (the RETRY answer of a cookie handshake, say) must be added
-# here by name.
+# the glue and the engine (Documentation/mroce.rst), and the CONNECTs
+# without a valid cookie (answered with a RETRY, nothing kept).
 REFUSED='^(rx_drop_|ud_drop_|drop_)'
-REFUSED_EXTRA=""
+REFUSED_EXTRA="connect_cookie"
 KBAD='WARNING|BUG|Oops|soft lockup|detected stall|RCU stall'
 PEERS=/sys/kernel/debug/mroce/mB/peers
 
@@ -120,7 +125,7 @@ atk_garbage() { craft --count "$GARBAGE" --seed "$SEED" garbage; }
 # each packet) + 200: ahead of what the real peer has in flight, inside
 # the 1024-TSN window
 atk_foreign() { craft --count "$FOREIGN" --peers "$PEERS" --peer "$C_IP" --tsn-ahead 200 foreign; }
-atk_forged() { craft --claim "$C_IP" -v forged-connect; }
+atk_forged() { craft --claim "$C_IP" --cookie -v forged-connect; }
 atk_far_read() {
 	local q; q=$(rc_qp "$S_DEV")
 	[ -n "$q" ] || { echo "no RC QP on $S_DEV"; return 1; }
