@@ -291,11 +291,17 @@ static bool reply_cookie(const struct mre_pkt *reply, struct mre_pkt *c)
 
 static void wait_reply(struct mre_pkt *c)
 {
+	double end = now_s() + opt.wait_ms / 1000.0;
 	u8 b[PKT_MAX];
 	struct mre_pkt r;
 	u32 len;
-	int e = recv_reply(opt.wait_ms, b, &len, &r);
+	int e;
 
+	/* replies to earlier CONNECTs (an ACCEPT, a challenge) may come first */
+	do {
+		e = recv_reply((int)MRE_MAX(1.0, (end - now_s()) * 1000), b, &len, &r);
+	} while (e == 0 && !(r.type == MRE_T_RETRY &&
+			     r.dst_cid == c->connect.src_cid) && now_s() < end);
 	if (e < 0) {
 		printf("  reply: none in %d ms\n", opt.wait_ms);
 		return;

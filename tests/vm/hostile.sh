@@ -2,13 +2,17 @@
 # Guest test of the hostile network (the security issue): two mroce nodes
 # (topo_netns: mA in nsA, mB in nsB) run a verifying transfer (mroce-xfer:
 # every byte checked) while an attacker on the same link (its own address
-# 198.18.1.66 on nsA's netdev, not the peer's) sends crafted MetaRoCE
+# 198.18.2.66 in its own namespace nsX, routed through nsA; no peer's; its
+# MetaRoCE port is its own, so the victim's RETRYs and RESETs reach it) sends crafted MetaRoCE
 # packets (mroce-craft, tests/vm/craft.c) at the victim mB:
 #
 #   baseline  no attack: the transfer alone, through the same checks (those
 #             of the test itself)
 #   flood     CONNECTs, each naming a new node (plane-0 address) with a new
 #             src_cid
+#   proven    CONNECTs as in flood, each sent again with the cookie of
+#             the victim's RETRY: proven, but all from the attacker's one
+#             address, whatever node their blobs name
 #   garbage   random and mutated datagrams (seeded)
 #   foreign   WRITE / ACK / PROBE / ACCEPT with the live connection id (from
 #             the victim's debugfs), at its live TSN, from the attacker
@@ -39,12 +43,16 @@
 #     before the tool ran to just after it (the victim handles a datagram
 #     in the sender's softirq; flood: 1 s after, for the connect work);
 #   - flood: the victim made no peer for the nodes named;
+#   - proven: it made one, the attacker's (its CONNECTs after the first
+#     are challenged on that connection, not refused: the refusal check
+#     counts only the CONNECTs without a cookie); the real peer's kept its
+#     remote connection id;
 #   - forged: the real peer's connection kept its remote connection id.
 # A connection the attack broke adds drops of its own (drop_state) to the
 # refusals; the transfer's assertion catches that. Figures: "#" lines.
 #
 #   scripts/vm/run-guest.sh -P -t 600 -n hostile tests/vm/hostile.sh [-- ARGS]
-#     phases="baseline flood garbage foreign forged far-read"
+#     phases="baseline flood proven garbage foreign forged far-read"
 #     flood=2000 flood_rate=400   CONNECTs, a second (0: as fast as possible)
 #     garbage=2000 foreign=200    datagrams
 #     far_rdsn=0xfffffffe         the far READ's rdsn
@@ -59,12 +67,12 @@
 PAIR_LOG=${RIG_OUT:-/tmp}/hostile
 . /mnt/host/topo.sh
 
-PHASES="baseline flood garbage foreign forged far-read"
-FLOOD=2000 FLOOD_RATE=400 GARBAGE=2000 FOREIGN=200 FAR_RDSN=0xfffffffe
+PHASES="baseline flood proven garbage foreign forged far-read"
+PROVEN=200 FLOOD=2000 FLOOD_RATE=400 GARBAGE=2000 FOREIGN=200 FAR_RDSN=0xfffffffe
 XOPS=100 XMAX=262144 MEM_LIMIT_MIB=16 SEED=$RANDOM
 for a in "$@"; do
 	case $a in
-	phases=*) PHASES=${a#*=};; flood=*) FLOOD=${a#*=};; flood_rate=*) FLOOD_RATE=${a#*=};;
+	phases=*) PHASES=${a#*=};; proven=*) PROVEN=${a#*=};; flood=*) FLOOD=${a#*=};; flood_rate=*) FLOOD_RATE=${a#*=};;
 	garbage=*) GARBAGE=${a#*=};; foreign=*) FOREIGN=${a#*=};; far_rdsn=*) FAR_RDSN=${a#*=};;
 	xfer_ops=*) XOPS=${a#*=};; xfer_max=*) XMAX=${a#*=};;
 	mem_limit_mib=*) MEM_LIMIT_MIB=${a#*=};; seed=*) SEED=${a#*=};;
@@ -73,7 +81,7 @@ for a in "$@"; do
 	esac
 done
 
-ATK_IP=198.18.1.66
+ATK_IP=198.18.2.66
 # The victim's counters that count a refused packet: every drop reason of
 # the glue and the engine (Documentation/mroce.rst), and the CONNECTs
 # without a valid cookie (answered with a RETRY, nothing kept).
@@ -105,7 +113,7 @@ rc_qp() {	# rc_qp DEV: "LQPN RQPN" of the transfer's RC QP
 }
 # (from init_net into nsA by the tool itself, after it opened the victim's
 # debugfs: ip netns exec would mount a /sys without debugfs)
-craft() { timeout 90 mroce-craft --netns nsA --dst "$S_IP" --src "$ATK_IP" "$@"; }
+craft() { timeout 90 mroce-craft --netns nsX --dst "$S_IP" --src "$ATK_IP" --sport 4796 "$@"; }
 
 fresh_devices() {
 	"${CX[@]}" rdma link delete "$C_DEV" 2>/dev/null
@@ -125,6 +133,7 @@ atk_garbage() { craft --count "$GARBAGE" --seed "$SEED" garbage; }
 # each packet) + 200: ahead of what the real peer has in flight, inside
 # the 1024-TSN window
 atk_foreign() { craft --count "$FOREIGN" --peers "$PEERS" --peer "$C_IP" --tsn-ahead 200 foreign; }
+atk_proven() { craft --count "$PROVEN" --rate 100 --cookie --wait-ms 300 connect-flood; }
 atk_forged() { craft --claim "$C_IP" --cookie -v forged-connect; }
 atk_far_read() {
 	local q; q=$(rc_qp "$S_DEV")
@@ -195,7 +204,7 @@ phase() {	# phase NAME
 	"$fn" > "$PAIR_LOG/$ph-craft.out" 2>&1
 	# the victim handled the datagrams in the sender's softirq, CONNECTs
 	# from new nodes in its connect work: let that drain (flood)
-	[ "$ph" = flood ] && sleep 1
+	[ "$ph" = flood ] || [ "$ph" = proven ] && sleep 1
 	refused_now "$S_DEV" > "$PAIR_LOG/$ph-ref1"
 	sleep 1
 	m1=$(mem_kib)
@@ -231,8 +240,15 @@ phase() {	# phase NAME
 	sent=$(sent_of "$PAIR_LOG/$ph-craft.out"); sent=${sent:-0}
 	rx=$(($(ctr "$S_DEV" rx_packets) - ${SNAP[$S_DEV.rx_packets]:-0}))
 	t_ok "$ph: the attack reached the victim: sent $sent, victim's rx_packets +$rx" test "$sent" -gt 0 -a "$rx" -ge "$sent"
+	# proven: half of them carry the cookie, and are challenged, not refused
+	[ "$ph" = proven ] && sent=$((sent / 2))
 	t_ok "$ph: every attack packet refused under a reason: ${ref%% *} of $sent counted while the attack ran:${ref#"${ref%% *}"}" test "${ref%% *}" -ge "$sent"
 	case $ph in
+	proven)
+		t_ok "proven: one peer for the attacker's address, whatever its blobs named: $S_DEV has $(npeers) peer(s) (2: the real one, the attacker's)" test "$(npeers)" -le 2
+		t_ok "proven: the real peer's connection kept its remote cid" test "$(echo "$r0" | sed -n 's/.* remote \([^ ]*\) .*/\1/p')" = \
+			"$(echo "$r1" | sed -n 's/.* remote \([^ ]*\) .*/\1/p')" -a -n "$r1"
+		;;
 	flood)
 		t_ok "flood: no peer made for the nodes named: $S_DEV has $(npeers) peer(s) (1: the real one)" test "$(npeers)" -le 1
 		;;
@@ -259,9 +275,18 @@ echo "# kernel $(uname -r), $(nproc) cpus; seed $SEED; phases: $PHASES; soft loc
 t_ok "install mroce" mroce_install
 t_ok "load modules" driver_load mroce
 topo_netns mroce || { echo "not ok - topology"; exit 1; }
-# the attacker: its own address on the link (nsA's netdev), no peer's
-ip -n nsA addr add "$ATK_IP/32" dev "$C_IF"
-t_ok "attacker $ATK_IP reaches the victim $S_IP" ip netns exec nsA ping -c 1 -W 5 -I "$ATK_IP" "$S_IP"
+# the attacker: a host of its own behind nsA (the rig has no bridge to put
+# a third host on the veth link), no peer's address, its own MetaRoCE port
+ip netns add nsX
+ip link add vX netns nsX type veth peer name vXA netns nsA
+ip -n nsX addr add "$ATK_IP/24" dev vX
+ip -n nsA addr add 198.18.2.1/24 dev vXA
+ip -n nsX link set lo up; ip -n nsX link set vX up; ip -n nsA link set vXA up
+ip netns exec nsA sysctl -qw net.ipv4.ip_forward=1
+ip -n nsX route add default via 198.18.2.1
+ip -n nsB route add 198.18.2.0/24 via "$C_IP"
+t_ok "attacker $ATK_IP reaches the victim $S_IP" ip netns exec nsX ping -c 1 -W 5 "$S_IP"
 for p in $PHASES; do phase "$p"; done
 topo_netns_del
+ip netns del nsX
 t_done
