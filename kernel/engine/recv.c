@@ -82,10 +82,12 @@ static void reorder_calm(struct mre_conn *c, u32 n)
 /* the TSN part of an ACK: what the receiver accepted */
 static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 {
-	u32 t, i, n = 0;
+	u32 t, i, n = 0, ahead = a->tsn_cum - c->tsn_una;
 
-	for (t = c->tsn_una; seq_lt(t, a->tsn_cum); t++)
-		tsn_accept(c, t, now);
+	/* by count, not seq_lt(): two values 2^31 apart each precede the other */
+	if (ahead <= c->tsn_next - c->tsn_una)
+		for (t = c->tsn_una; ahead; ahead--, t++)
+			tsn_accept(c, t, now);
 	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
 		t = a->tsn_cum + 1 + i;
 		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
@@ -123,7 +125,9 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	const struct mre_pkt_ack *a = &pkt->ack;
 	u32 dups;
 
-	if (a->ack_path >= c->npaths || seq_gt(a->tsn_cum, c->tsn_next)) {
+	/* beyond tsn_next: up to 2^31 ahead (the half-way point included) */
+	if (a->ack_path >= c->npaths ||
+	    a->tsn_cum - c->tsn_next - 1 < 0x80000000u) {
 		c->ep->ctr.drop_ack++;
 		return;
 	}

@@ -311,5 +311,13 @@ void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 	 */
 	if (s->uc)
 		return;
+	/*
+	 * msn is the wire's: only a message sent and not yet completed can
+	 * fail (a stale or future one would hide the real failure's msn).
+	 */
+	if (seq_lt(msn, s->comp_msn) || seq_gt(msn, s->tx_msn)) {
+		s->conn->ep->ctr.drop_inv_req++;
+		return;
+	}
 	mre_stream_msg_failed(s, msn, nak_status(syn));
 }

@@ -946,9 +946,10 @@ MRE_TEST(conn_local_wqe_resumes)
  * A hostile peer's DATA on a live connection, as the wire carries it:
  * from node 0 to node 1, at node 1's next TSN and PSN on path 0.
  */
-static void inject(struct rig *r, struct mre_pkt *p)
+static void inject_to(struct rig *r, u32 to, struct mre_pkt *p)
 {
-	struct mre_conn *c = &r->p->c[1];
+	struct mre_conn *c = &r->p->c[to];
+	struct mdl_qp *qp = to ? r->b : r->a;
 	u8 buf[MRE_MAX_HDR_LEN + 64];
 
 	p->type = MRE_T_DATA;
@@ -956,9 +957,44 @@ static void inject(struct rig *r, struct mre_pkt *p)
 	p->path = 0;
 	p->psn = c->paths[0].rx.base;
 	p->data.tsn = c->rxw.base;
-	p->data.dst_stream = r->b->s.id;
-	p->data.src_stream = r->b->s.remote_id;
-	mdl_rx(&r->p->n[1], 0, buf, mre_wire_put(buf, p), false, r->p->now);
+	p->data.dst_stream = qp->s.id;
+	p->data.src_stream = qp->s.remote_id;
+	mdl_rx(&r->p->n[to], 1 - to, buf, mre_wire_put(buf, p), false,
+	       r->p->now);
+}
+
+static void inject(struct rig *r, struct mre_pkt *p)
+{
+	inject_to(r, 1, p);
+}
+
+/*
+ * A NAK names its message by the wire's msn: one already completed (or
+ * not sent yet) fails nothing, and a real failure later is still seen.
+ */
+MRE_TEST(conn_nak_stale_msn_ignored)
+{
+	struct mre_pkt p = { .data = {
+		.op = MRE_OP_NAK, .dflags = MRE_DF_FIRST | MRE_DF_LAST,
+		.syndrome = MRE_SYN_REM_ACCESS,
+	} };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	p.data.msn = r.a->s.comp_msn - 1;	/* completed */
+	inject_to(&r, 0, &p);
+	p.data.msn = r.a->s.tx_msn + 5;		/* never sent */
+	inject_to(&r, 0, &p);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.drop_inv_req, 2);
+	MRE_EXPECT(test, !r.a->s.err);
+	write(&r, 0, 4 * KB, 2);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->fatal, 0);
 }
 
 /*
@@ -1028,6 +1064,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
 	  MRE_CASE(conn_read_far_rdsn_refused),
 	  MRE_CASE(conn_atomic_resp_offset_refused),
+	  MRE_CASE(conn_nak_stale_msn_ignored),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_tail_loss_tlp),
