@@ -13,6 +13,10 @@
 #   proven    CONNECTs as in flood, each sent again with the cookie of
 #             the victim's RETRY: proven, but all from the attacker's one
 #             address, whatever node their blobs name
+#   many      one cookie-proven CONNECT from each of 8 more addresses of
+#             the attacker: the module is loaded with max_peers=4 and
+#             peer_idle_s=2, so peers no QP uses are reclaimed to make room,
+#             and the rest when idle
 #   garbage   random and mutated datagrams (seeded)
 #   foreign   WRITE / ACK / PROBE / ACCEPT with the live connection id (from
 #             the victim's debugfs), at its live TSN, from the attacker
@@ -47,12 +51,15 @@
 #     are challenged on that connection, not refused: the refusal check
 #     counts only the CONNECTs without a cookie); the real peer's kept its
 #     remote connection id;
+#   - many: never more than max_peers (4) peers; peers reclaimed to make
+#     room (peers_reclaimed); 4 s later only the real peer is left, its
+#     connection (which a QP uses) kept;
 #   - forged: the real peer's connection kept its remote connection id.
 # A connection the attack broke adds drops of its own (drop_state) to the
 # refusals; the transfer's assertion catches that. Figures: "#" lines.
 #
 #   scripts/vm/run-guest.sh -P -t 600 -n hostile tests/vm/hostile.sh [-- ARGS]
-#     phases="baseline flood proven garbage foreign forged far-read"
+#     phases="baseline flood proven many garbage foreign forged far-read"
 #     flood=2000 flood_rate=400   CONNECTs, a second (0: as fast as possible)
 #     garbage=2000 foreign=200    datagrams
 #     far_rdsn=0xfffffffe         the far READ's rdsn
@@ -67,7 +74,7 @@
 PAIR_LOG=${RIG_OUT:-/tmp}/hostile
 . /mnt/host/topo.sh
 
-PHASES="baseline flood proven garbage foreign forged far-read"
+PHASES="baseline flood proven many garbage foreign forged far-read"
 PROVEN=200 FLOOD=2000 FLOOD_RATE=400 GARBAGE=2000 FOREIGN=200 FAR_RDSN=0xfffffffe
 XOPS=100 XMAX=262144 MEM_LIMIT_MIB=16 SEED=$RANDOM
 for a in "$@"; do
@@ -134,6 +141,17 @@ atk_garbage() { craft --count "$GARBAGE" --seed "$SEED" garbage; }
 # the 1024-TSN window
 atk_foreign() { craft --count "$FOREIGN" --peers "$PEERS" --peer "$C_IP" --tsn-ahead 200 foreign; }
 atk_proven() { craft --count "$PROVEN" --rate 100 --cookie --wait-ms 300 connect-flood; }
+MANY_ADDRS="198.18.2.67 198.18.2.68 198.18.2.69 198.18.2.70 198.18.2.71 198.18.2.72 198.18.2.73 198.18.2.74"
+atk_many() {
+	local a n=0
+	for a in $MANY_ADDRS; do
+		craft --src "$a" --count 1 --cookie --wait-ms 300 connect-flood | tail -1
+		n=$((n + 2))
+		sleep 0.2	# the victim makes the peer in its connect work
+		echo "# peers now $(npeers)" >> "$PAIR_LOG/many-npeers"
+	done
+	echo "craft many: sent $n CONNECTs from $(echo $MANY_ADDRS | wc -w) addresses"
+}
 atk_forged() { craft --claim "$C_IP" --cookie -v forged-connect; }
 atk_far_read() {
 	local q; q=$(rc_qp "$S_DEV")
@@ -241,9 +259,19 @@ phase() {	# phase NAME
 	rx=$(($(ctr "$S_DEV" rx_packets) - ${SNAP[$S_DEV.rx_packets]:-0}))
 	t_ok "$ph: the attack reached the victim: sent $sent, victim's rx_packets +$rx" test "$sent" -gt 0 -a "$rx" -ge "$sent"
 	# proven: half of them carry the cookie, and are challenged, not refused
-	[ "$ph" = proven ] && sent=$((sent / 2))
+	[ "$ph" = proven ] || [ "$ph" = many ] && sent=$((sent / 2))
 	t_ok "$ph: every attack packet refused under a reason: ${ref%% *} of $sent counted while the attack ran:${ref#"${ref%% *}"}" test "${ref%% *}" -ge "$sent"
 	case $ph in
+	many)
+		x=$(sed -n 's/^# peers now //p' "$PAIR_LOG/many-npeers" | sort -n | tail -1)
+		t_ok "many: never more than max_peers peers: at most $x (limit 4)" test "${x:-9}" -le 4
+		x=$(($(ctr "$S_DEV" peers_reclaimed) - ${SNAP[$S_DEV.peers_reclaimed]:-0}))
+		t_ok "many: peers no QP used were reclaimed to make room: $x" test "$x" -ge 4
+		t_wait 6 bash -c "[ \$(grep -c '^peer ' $PEERS) -eq 1 ]"
+		t_ok "many: idle peers reclaimed: $(npeers) peer(s) left, peers_reclaimed +$(($(ctr "$S_DEV" peers_reclaimed) - ${SNAP[$S_DEV.peers_reclaimed]:-0}))" test "$(npeers)" -eq 1
+		t_ok "many: the real peer's connection kept its remote cid" test "$(echo "$r0" | sed -n 's/.* remote \([^ ]*\) .*/\1/p')" = \
+			"$(peer_line | sed -n 's/.* remote \([^ ]*\) .*/\1/p')" -a -n "$r0"
+		;;
 	proven)
 		t_ok "proven: one peer for the attacker's address, whatever its blobs named: $S_DEV has $(npeers) peer(s) (2: the real one, the attacker's)" test "$(npeers)" -le 2
 		t_ok "proven: the real peer's connection kept its remote cid" test "$(echo "$r0" | sed -n 's/.* remote \([^ ]*\) .*/\1/p')" = \
@@ -273,13 +301,15 @@ echo 5 > /proc/sys/kernel/watchdog_thresh
 echo 10 > /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout 2>/dev/null
 echo "# kernel $(uname -r), $(nproc) cpus; seed $SEED; phases: $PHASES; soft lockup after $((2 * $(cat /proc/sys/kernel/watchdog_thresh))) s, RCU stall after $(cat /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout 2>/dev/null || echo '?') s"
 t_ok "install mroce" mroce_install
-t_ok "load modules" driver_load mroce
+# small limits, so that the many phase reaches them (mroce.rst)
+t_ok "load modules (max_peers=4 peer_idle_s=2)" bash -c ". /mnt/host/topo.sh; modprobe mroce max_peers=4 peer_idle_s=2 && driver_load mroce"
 topo_netns mroce || { echo "not ok - topology"; exit 1; }
 # the attacker: a host of its own behind nsA (the rig has no bridge to put
 # a third host on the veth link), no peer's address, its own MetaRoCE port
 ip netns add nsX
 ip link add vX netns nsX type veth peer name vXA netns nsA
 ip -n nsX addr add "$ATK_IP/24" dev vX
+for a in $MANY_ADDRS; do ip -n nsX addr add "$a/24" dev vX; done
 ip -n nsA addr add 198.18.2.1/24 dev vXA
 ip -n nsX link set lo up; ip -n nsX link set vX up; ip -n nsA link set vXA up
 ip netns exec nsA sysctl -qw net.ipv4.ip_forward=1
