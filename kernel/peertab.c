@@ -285,7 +285,9 @@ static struct mroce_peer *peer_get(struct mroce_dev *mdev,
 	if (IS_ERR(peer))
 		return peer;
 	spin_lock_bh(&mdev->peers_lock);
+	rcu_read_lock();		/* what rhashtable_lookup() asks for */
 	other = live(by_addr(mdev, &a));
+	rcu_read_unlock();
 	err = other ? -EEXIST : publish(mdev, peer);
 	if (!err)
 		refcount_inc(&peer->refs);	/* the table's, and the caller's */

@@ -100,12 +100,23 @@ static bool rl_take(struct mre_ep *ep, u64 now, const struct mre_addr *src)
 	return true;
 }
 
-static void reply(struct mre_ep *ep, const struct mre_rx *rx,
-		  const struct mre_pkt *p)
+/*
+ * Send @p (a RESET or a RETRY) back to where the datagram came from, if
+ * its source's bucket allows: counted in *@sent, or in *@limited.
+ */
+static void reply(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
+		  const struct mre_pkt *p, u64 *sent, u64 *limited)
 {
 	u8 buf[MRE_RESET_LEN];
 
 	MRE_STATIC_ASSERT(MRE_RETRY_LEN <= MRE_RESET_LEN, "reply buffer");
+	if (!ep->ops->reply)
+		return;
+	if (!rl_take(ep, now, &rx->src)) {
+		(*limited)++;
+		return;
+	}
+	(*sent)++;
 	ep->ctr.tx_pkts++;
 	ep->ctr.tx_ctrl++;
 	ep->ops->reply(ep, rx, buf, mre_wire_put(buf, p));
@@ -126,14 +137,7 @@ static void send_retry(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 	};
 
 	ep->ctr.connect_cookie++;
-	if (!ep->ops->reply)
-		return;
-	if (!rl_take(ep, now, &rx->src)) {
-		ep->ctr.retry_limited++;
-		return;
-	}
-	ep->ctr.retry_tx++;
-	reply(ep, rx, &p);
+	reply(ep, now, rx, &p, &ep->ctr.retry_tx, &ep->ctr.retry_limited);
 }
 
 /* answer a packet for an unknown connection id with a RESET naming it */
@@ -146,14 +150,7 @@ static void send_reset(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 		.reset = { .cid = in->dst_cid, .reason = 0 },
 	};
 
-	if (!ep->ops->reply)
-		return;
-	if (!rl_take(ep, now, &rx->src)) {
-		ep->ctr.reset_limited++;
-		return;
-	}
-	ep->ctr.reset_tx++;
-	reply(ep, rx, &p);
+	reply(ep, now, rx, &p, &ep->ctr.reset_tx, &ep->ctr.reset_limited);
 }
 
 /* is @a an address of the peer of @c: its own, or one of its planes? */
