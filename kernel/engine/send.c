@@ -262,19 +262,23 @@ static void data_sent(struct mre_conn *c, u32 tsn, struct mre_path *p,
 }
 
 /*
- * The MR went away under a READ response: this TSN carries a NAK instead
- * (the PSN just used looks lost to the path) and the stream fails.
+ * A READ response packet can no longer be built (the MR, or the right to
+ * read it, went away under the READ). The TSN may be a resend of one the
+ * peer already holds: it carries nothing now (a NOP), and the NAK takes a
+ * new TSN, so that it reaches the requester either way; the stream fails
+ * (once: later packets of the READ just become NOPs).
  */
 static void read_resp_gone(struct mre_conn *c, struct mre_txd *t)
 {
 	struct mre_stream *s = c->ep->ops->stream(c, t->stream);
+	u32 msn = t->msn;
 
-	t->op = MRE_OP_NAK;
-	t->seq = MRE_SYN_REM_ACCESS;
-	t->len = 0;
-	t->dflags = MRE_DF_FIRST | MRE_DF_LAST;
-	if (s)
-		mre_stream_fail(s, MRE_ST_LOC_ACCESS);
+	mre_tsn_nop(t);
+	if (!s || s->conn != c || s->state == MRE_STREAM_ERROR)
+		return;
+	if (!mre_tsn_nak(c, s->id, s->remote_id, msn, MRE_SYN_REM_ACCESS))
+		c->ep->ctr.nak_overflow++;
+	mre_stream_fail(s, MRE_ST_LOC_ACCESS);
 }
 
 /* (re)transmit TSN @tsn on path @p (@cur: its WQE, if at hand) */

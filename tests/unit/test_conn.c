@@ -502,6 +502,52 @@ MRE_TEST(conn_uc_send_too_long)
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rx_nak, 0);
 }
 
+/* drop every packet from node 0 (its ACKs) while *ctx is set */
+static bool hook_mute0(struct pair *p, u32 from, const struct pair_pkt *pk,
+		       u64 n, u64 *extra_delay)
+{
+	return from == 0 && *(bool *)p->hook_ctx;
+}
+
+/*
+ * The responder's MR loses its remote read right while a READ's response
+ * is being generated (the embedder's check at each packet, xmit). The
+ * requester's ACKs are held back meanwhile, so the responder resends
+ * packets the requester already has: the NAK must still reach it (on a
+ * TSN of its own), and the READ completes with REM_ACCESS; the
+ * responder's stream fails.
+ */
+MRE_TEST(conn_read_right_revoked)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 60 * KB };
+	bool mute = false;
+	struct rig r;
+	u8 *lbuf;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	lbuf = MRE_ALLOC(test, w.len);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	r.p->hook = hook_mute0;
+	r.p->hook_ctx = &mute;
+	mdl_post_send(r.a, &w, lbuf, 2);
+	pair_run(r.p, 12000);		/* the request there, the response begun */
+	MRE_ASSERT(test, r.p->n[1].ep.ctr.tx_data > 0);
+	mute = true;			/* the responder hears nothing ... */
+	pair_run(r.p, 30000000);	/* ... and resends what arrived */
+	MRE_EXPECT(test, r.p->n[1].ep.ctr.tx_retx > 0);
+	r.mr->access &= ~(u32)MDL_ACC_RREAD;
+	mute = false;
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_REM_ACCESS);
+	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_LOC_ACCESS);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.drop_stream, 0);
+}
+
 /* a READ arriving on a UC stream is refused: nothing is read, no NAK */
 MRE_TEST(conn_uc_refuses_read)
 {
@@ -1065,6 +1111,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_read_far_rdsn_refused),
 	  MRE_CASE(conn_atomic_resp_offset_refused),
 	  MRE_CASE(conn_nak_stale_msn_ignored),
+	  MRE_CASE(conn_read_right_revoked),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_tail_loss_tlp),

@@ -13,9 +13,11 @@
  * changes nothing; a resize while another thread keeps producing loses or
  * duplicates no completion (send CQ: the doorbell's system call; receive
  * CQ: the network path); the ibv_cq_ex readers return the CQE's fields;
- * what the extended CQ refuses, and with which errno. Prints "ok"/"not ok"
- * per check, then "N passed, N failed"; exit 1 on any failure, 2 when
- * setup fails.
+ * what the extended CQ refuses, and with which errno; the kernel's
+ * POLL_CQ command, which uverbs offers to every driver with a poll_cq, is
+ * refused on a user CQ (its ring is the process's memory). Prints
+ * "ok"/"not ok" per check, then "N passed, N failed"; exit 1 on any
+ * failure, 2 when setup fails.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -31,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "tap.h"
 
@@ -592,6 +596,41 @@ static void check_cq_ex(void)
 	      "destroy QP, cq_ex, then its channel");
 }
 
+/*
+ * The write() command POLL_CQ on one of our CQs, as a process may issue
+ * it without the provider: the kernel must not read the CQ's ring (ours
+ * to write) as its own.
+ */
+static void check_poll_cq_cmd(void)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_poll_cq cmd;
+	} req;
+	struct {
+		struct ib_uverbs_poll_cq_resp r;
+		struct ib_uverbs_wc wc[4];
+	} resp;
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	ssize_t n;
+
+	if (!cq)
+		die("ibv_create_cq");
+	memset(&req, 0, sizeof(req));
+	memset(&resp, 0, sizeof(resp));
+	req.hdr.command = IB_USER_VERBS_CMD_POLL_CQ;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.cq_handle = cq->handle;
+	req.cmd.ne = 4;
+	n = write(ctx->cmd_fd, &req, sizeof(req));
+	printf("#   POLL_CQ command: %zd (%s)\n", n, n < 0 ? strerror(errno) : "taken");
+	check(n < 0 && errno == EOPNOTSUPP,
+	      "the kernel's POLL_CQ on a user CQ: EOPNOTSUPP");
+	ibv_destroy_cq(cq);
+}
+
 int main(int argc, char **argv)
 {
 	struct ibv_async_event ev;
@@ -607,6 +646,7 @@ int main(int argc, char **argv)
 	check_resize();
 	check_cq_ex();
 	check_race();
+	check_poll_cq_cmd();
 
 	fl = fcntl(ctx->async_fd, F_GETFL);
 	fcntl(ctx->async_fd, F_SETFL, fl | O_NONBLOCK);

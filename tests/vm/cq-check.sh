@@ -29,4 +29,15 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/cq-check.out &&
 AFTER=$(res_counts "$C_DEV")
 echo "# rdma res after: $AFTER"
 t_ok "rdma res: back to what it was (nothing left by the checks)" test "$AFTER" = "$BEFORE"
+
+# rdma link delete while a process has the device open: the core
+# disassociates the context (ib_device_ops.disassociate_ucontext) and the
+# delete returns; without that op it waits for the process to close
+"${CX[@]}" ibv_rc_pingpong -d "$C_DEV" -g "$CG" -p 18555 > /tmp/holder.out 2>&1 &
+HOLDER=$!
+t_wait 10 bash -c "ls -l /proc/$HOLDER/fd 2>/dev/null | grep -q uverbs"
+t_ok "rdma link delete with a process holding the device: returns (disassociate)" \
+	timeout 20 "${CX[@]}" rdma link delete "$C_DEV"
+t_ok "the device is gone" bash -c "! ${CX[*]} rdma link show | grep -q ' $C_DEV/'"
+kill "$HOLDER" 2>/dev/null; wait "$HOLDER" 2>/dev/null
 t_done

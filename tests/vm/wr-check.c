@@ -26,7 +26,10 @@
  * checks only this: a READ, then an ATOMIC, whose local buffer's MR is
  * deregistered while the response is on its way completes with
  * IBV_WC_LOC_PROT_ERR (not SUCCESS with the data missing) and leaves the
- * requester's QP in ERR. The caller makes the response late (wr-check.sh
+ * requester's QP in ERR; and a 256 KiB READ whose responder QP loses
+ * IBV_ACCESS_REMOTE_READ (ibv_modify_qp) while its response is still to
+ * be sent does not complete with SUCCESS (the response is re-checked as
+ * each packet is built). The caller makes the response late (wr-check.sh
  * delays the responder's packets with netem).
  */
 #define _GNU_SOURCE
@@ -1624,6 +1627,57 @@ static void sink_gone(struct side *a, struct side *b, int atomic)
 	free(sink);
 }
 
+/*
+ * a READs 256 KiB from b; b's QP loses the remote read right right after:
+ * the responder's first window (a few packets) may have gone, the rest
+ * must not (the READ completes in error, not with SUCCESS).
+ */
+static void read_revoked(struct side *a, struct side *b)
+{
+	enum { LEN = 256 * 1024 };	/* ~190 packets: several windows */
+	struct mwenv e = { .a = a, .b = b };
+	struct ibv_qp_attr qa = { .qp_access_flags = 0 };
+	uint8_t *src = aligned_alloc(4096, LEN), *dst = aligned_alloc(4096, LEN);
+	struct ibv_mr *smr, *dmr;
+	char desc[160];
+	struct ibv_wc wc;
+	int st;
+
+	e.buf = aligned_alloc(4096, MWBUF);
+	if (!e.buf || !src || !dst)
+		die("buffers");
+	smr = ibv_reg_mr(b->pd, src, LEN, IBV_ACCESS_REMOTE_READ);
+	dmr = ibv_reg_mr(a->pd, dst, LEN, IBV_ACCESS_LOCAL_WRITE);
+	if (!smr || !dmr)
+		die("READ MRs");
+	pair_open(&e);
+	ibv_wr_start(e.xa);
+	e.xa->wr_id = 0xc2;
+	e.xa->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(e.xa, smr->rkey, (uintptr_t)src);
+	ibv_wr_set_sge(e.xa, dmr->lkey, (uintptr_t)dst, LEN);
+	if (ibv_wr_complete(e.xa))
+		die("post");
+	usleep(50000);		/* the request is there, most of its response is not */
+	check(!ibv_modify_qp(e.qb, &qa, IBV_QP_ACCESS_FLAGS),
+	      "READ in flight: the responder QP's remote read right revoked");
+	/* slow: every response packet takes 300 ms, the window starts small */
+	st = poll1(a->cq, &wc, 30000) == 1 && wc.wr_id == 0xc2 ?
+	     (int)wc.status : -1;
+	printf("#   READ of 256 KiB, its right revoked: %s\n",
+	       st < 0 ? "no completion in 30 s" : ibv_wc_status_str(st));
+	snprintf(desc, sizeof(desc),
+		 "READ whose right went: not SUCCESS (got %s)",
+		 st < 0 ? "none" : ibv_wc_status_str(st));
+	check(st >= 0 && st != IBV_WC_SUCCESS, desc);
+	pair_close(&e);
+	ibv_dereg_mr(smr);
+	ibv_dereg_mr(dmr);
+	free(src);
+	free(dst);
+	free(e.buf);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
@@ -1641,6 +1695,7 @@ int main(int argc, char **argv)
 	if (gone) {
 		sink_gone(&a, &b, 0);
 		sink_gone(&a, &b, 1);
+		read_revoked(&a, &b);
 		printf("%d passed, %d failed\n", passed, failed);
 		return failed ? 1 : 0;
 	}
