@@ -11,13 +11,6 @@
 
 static struct dentry *mroce_debugfs_root;
 
-static const char *const conn_states[] = {
-	[MRE_CONN_CLOSED] = "closed",
-	[MRE_CONN_CONNECTING] = "connecting",
-	[MRE_CONN_ESTABLISHED] = "established",
-	[MRE_CONN_FAILED] = "failed",
-};
-
 static void show_path(struct seq_file *m, const struct mre_path *p)
 {
 	seq_printf(m, "  path %2u plane %u sport %5u %-7s rto# %u psn %u..%u out %u cwnd %u srtt %lluus rto %lluus tx %llu retx %llu lost %llu acked %llu ce %llu repath %llu rx %llu\n",
@@ -39,7 +32,7 @@ static void show_peer(struct mroce_peer *peer, void *arg)
 	spin_lock_bh(&peer->lock);
 	seq_printf(m, "peer %pISc from %pISc cid %#llx remote %#llx %s streams %u\n",
 		   &peer->daddr, &peer->saddr, c->cid, c->remote_cid,
-		   c->state < ARRAY_SIZE(conn_states) ? conn_states[c->state] : "?",
+		   mre_conn_state_name(c->state),
 		   c->nstreams);
 	seq_printf(m, "  tsn una %u next %u out %u wait %u retxq %u cwnd %u rate %u Mbit/s reorder %u last ack %lluus ago rx gate %u\n",
 		   c->tsn_una, c->tsn_next, c->inflight, c->n_wait,

@@ -34,6 +34,7 @@
 #include "peer.h"
 #include "post.h"
 #include "qp.h"
+#include "restrack.h"
 #include "queue.h"
 #include "rx.h"
 #include "socket.h"
@@ -88,6 +89,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.detach_mcast = mroce_detach_mcast,
 	.device_group = &mroce_dev_attr_group,
 	.disassociate_ucontext = mroce_disassociate_ucontext,
+	.fill_res_qp_entry = mroce_fill_res_qp_entry,
 	.get_dma_mr = mroce_get_dma_mr,
 	.get_hw_stats = mroce_get_hw_stats,
 	.get_link_layer = mroce_get_link_layer,

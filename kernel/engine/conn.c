@@ -106,6 +106,18 @@ void mre_conn_init(struct mre_conn *c, struct mre_ep *ep, void *mem,
 	conn_reset_seq(c, 0);
 }
 
+const char *mre_conn_state_name(u8 st)
+{
+	static const char *const names[] = {
+		[MRE_CONN_CLOSED] = "closed",
+		[MRE_CONN_CONNECTING] = "connecting",
+		[MRE_CONN_ESTABLISHED] = "established",
+		[MRE_CONN_FAILED] = "failed",
+	};
+
+	return st < MRE_ARRAY_SIZE(names) ? names[st] : "?";
+}
+
 void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
 {
 	if (mre_list_empty(&s->node))

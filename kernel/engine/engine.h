@@ -95,6 +95,9 @@ void mre_conn_connect(struct mre_conn *c, u64 now);
  */
 int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt);
 
+/* "closed", "connecting", "established", "failed" (logs, debugfs, rdma res) */
+const char *mre_conn_state_name(u8 st);
+
 /* a parsed packet for @c (its dst_cid matched). @ce: IP header said CE */
 void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		 bool ce);

@@ -36,6 +36,18 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/sink-gone.out &&
 	{ echo "not ok - READ/ATOMIC into a deregistered MR, READ whose right went"; T_FAIL=$((T_FAIL + 1)); }
 "${SX[@]}" tc qdisc del dev "$S_IF" root
 
+# rdma res show qp -dd: the driver's view of an RC QP (restrack.c)
+mroce-wr-check --idle-recv 4 "$C_DEV" "$CG" "$S_DEV" "$SG" > /tmp/idle.out 2>&1 &
+IDLE=$!
+t_wait 10 grep -q '^idle-recv: qpn' /tmp/idle.out
+RES=$(rdma res show qp link "$S_DEV/1" -dd 2>&1 | tr '\n' ' ')
+echo "# rdma res show qp link $S_DEV/1 -dd: $(echo "$RES" | cut -c1-400)"
+t_ok "rdma res -dd: an RC QP shows its peer, connection id and state, paths and stream" \
+	bash -c "echo '$RES' | grep -q 'drv_peer $C_IP ' && echo '$RES' | grep -Eq 'drv_cid 0x[0-9a-f]+ drv_remote_cid 0x[0-9a-f]+' &&
+		echo '$RES' | grep -q 'drv_conn established' && echo '$RES' | grep -Eq 'drv_paths [1-9][0-9]* drv_paths_good [1-9]' &&
+		echo '$RES' | grep -q 'drv_stream_state active'"
+wait "$IDLE"
+
 C=(-d "$C_DEV") S=(-d "$S_DEV")
 t_ok "ibv_rc_pingpong (old API)" pair rc 30 ibv_rc_pingpong "${S[@]}" -g "$SG" -n 200 -c -- \
 	ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$S_IP"

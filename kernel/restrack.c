@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Driver attributes for `rdma res show qp -dd` (see restrack.h): what a
+ * QP's stream and its connection look like now, from nldev's dump, which
+ * may sleep and holds none of our locks.
+ */
+#include <rdma/restrack.h>
+#include <net/netlink.h>
+
+#include "peer.h"
+#include "qp.h"
+#include "restrack.h"
+#include "mroce.h"
+
+static const char *const stream_states[] = {
+	[MRE_STREAM_DETACHED] = "detached",
+	[MRE_STREAM_ACTIVE] = "active",
+	[MRE_STREAM_STOPPED] = "stopped",
+	[MRE_STREAM_ERROR] = "error",
+};
+
+/* what is shown, copied under the locks */
+struct qp_view {
+	bool conn;			/* RC/UC with a peer */
+	char peer[64];
+	u64 cid, remote_cid;
+	u8 conn_state, stream_state;
+	u32 npaths, paths_good, stream, remote_stream;
+	u32 msn_next, msn_done;
+};
+
+static void view_qp(struct mroce_qp *qp, struct qp_view *v)
+{
+	struct mroce_peer *peer;
+	const struct mre_conn *c;
+	u32 i;
+
+	memset(v, 0, sizeof(*v));
+	mutex_lock(&qp->mutex);		/* qp->peer stays */
+	peer = qp->peer;
+	if (peer) {
+		c = &peer->conn;
+		spin_lock_bh(&peer->lock);
+		v->conn = true;
+		snprintf(v->peer, sizeof(v->peer), "%pISc", &peer->daddr);
+		v->cid = c->cid;
+		v->remote_cid = c->remote_cid;
+		v->conn_state = c->state;
+		v->npaths = c->npaths;
+		for (i = 0; i < c->npaths; i++)
+			v->paths_good += c->paths[i].health == MRE_PATH_GOOD;
+		v->stream_state = qp->s.state;
+		v->stream = qp->s.id;
+		v->remote_stream = qp->s.remote_id;
+		v->msn_next = qp->s.tx_msn;
+		v->msn_done = qp->s.comp_msn;
+		spin_unlock_bh(&peer->lock);
+	}
+	mutex_unlock(&qp->mutex);
+}
+
+int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct nlattr *t;
+	struct qp_view v;
+
+	if (!mroce_qp_is_conn(to_mroce_qp(ibqp)))
+		return 0;
+	view_qp(to_mroce_qp(ibqp), &v);
+	if (!v.conn)
+		return 0;
+	t = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!t)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "peer", v.peer) ||
+	    rdma_nl_put_driver_u64_hex(msg, "cid", v.cid) ||
+	    rdma_nl_put_driver_u64_hex(msg, "remote_cid", v.remote_cid) ||
+	    rdma_nl_put_driver_string(msg, "conn",
+				      mre_conn_state_name(v.conn_state)) ||
+	    rdma_nl_put_driver_u32(msg, "paths", v.npaths) ||
+	    rdma_nl_put_driver_u32(msg, "paths_good", v.paths_good) ||
+	    rdma_nl_put_driver_u32(msg, "stream", v.stream) ||
+	    rdma_nl_put_driver_u32(msg, "remote_stream", v.remote_stream) ||
+	    rdma_nl_put_driver_string(msg, "stream_state",
+				      v.stream_state < ARRAY_SIZE(stream_states) ?
+				      stream_states[v.stream_state] : "?") ||
+	    rdma_nl_put_driver_u32(msg, "msn_next", v.msn_next) ||
+	    rdma_nl_put_driver_u32(msg, "msn_done", v.msn_done)) {
+		nla_nest_cancel(msg, t);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, t);
+	return 0;
+}
