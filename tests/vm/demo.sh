@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Guest side of scripts/demo.sh: two mroce devices on a veth pair across two
-# network namespaces, and what rdma-core shows of them.
+# Guest side of scripts/demo.sh --list: two mroce devices on a veth pair
+# across two network namespaces, and what rdma-core shows of them (the demo
+# itself, with traffic, is scripts/demo.sh without --list).
 #
 #   nsA: vA 198.18.1.1/24, 2001:db8:1::1/64  <--veth-->  nsB: vB 198.18.1.2/24, 2001:db8:1::2/64
 #        mroce device mA                                    mroce device mB
@@ -30,4 +31,4 @@ ip netns exec nsB bash -c 'echo hello > /dev/udp/198.18.1.1/4796'
 sleep 0.5
 show rdma statistic show link mA/1
 echo
-echo "(no verbs workload yet: QPs arrive with the MetaRoCE datapath)"
+echo "(traffic over a lossy leaf/spine fabric, beside rdma_rxe: scripts/demo.sh without --list)"

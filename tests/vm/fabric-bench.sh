@@ -18,6 +18,7 @@
 #                       hole, and after it
 #     control=1         also a timeline run without black hole per driver (at
 #                       the first K): how steady goodput is by itself
+#     progress=0        1: timeline runs print the client's MB/s every second
 #     skew=1ms          reorder runs: spine i delays by (i-1) x skew, both ways
 #     rate=20mbit rate_limit=100   rate runs (first K only): every spine link
 #                       limited to RATE with a queue of rate_limit packets,
@@ -45,7 +46,7 @@ FABDIR=${FABDIR:-/mnt/host/fab}
 
 PARTS=loss,rate,blackhole,reorder,planes KS="4 8" LOSSES="0 0.1 1 5" REPS=2 DUR=8 SIZE=65536
 DRIVERS=rxe,mroce BH_WARM=6 BH_AFTER=10 CONTROL=1 SKEW=1ms PLANE_LIST="1 2 4" PLANE_K=4
-PLANE_RATE=5mbit PLANE_LIMIT=30 PLANE_MODE=carrier IVAL=100 RATE=20mbit RATE_LIMIT=100
+PLANE_RATE=5mbit PLANE_LIMIT=30 PLANE_MODE=carrier IVAL=100 RATE=20mbit RATE_LIMIT=100 PROGRESS=0
 for a in "$@"; do
 	case $a in
 	parts=*) PARTS=${a#*=};; ks=*) KS=${a#*=};; losses=*) LOSSES=${a#*=};;
@@ -53,7 +54,7 @@ for a in "$@"; do
 	drivers=*) DRIVERS=${a#*=};; bh_warm=*) BH_WARM=${a#*=};; bh_after=*) BH_AFTER=${a#*=};;
 	skew=*) SKEW=${a#*=};; plane_list=*) PLANE_LIST=${a#*=};; plane_k=*) PLANE_K=${a#*=};;
 	plane_rate=*) PLANE_RATE=${a#*=};; plane_limit=*) PLANE_LIMIT=${a#*=};; plane_mode=*) PLANE_MODE=${a#*=};;
-	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};;
+	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};; progress=*) PROGRESS=${a#*=};;
 	rate=*) RATE=${a#*=};; rate_limit=*) RATE_LIMIT=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -215,6 +216,7 @@ tl_run() {
 	local -a act=("$@") b0
 	ev=$O/tl-$name.events
 	: > "$ev"
+	TL_CLI=$PAIR_LOG/$name.cli TL_DRV=$d TL_WHAT="" TL_SHOWN=0
 	fab_sample interval="$(awk -v m="$IVAL" 'BEGIN { print m / 1000 }')" plane=all net=h1p0,h2p0 \
 		rdma="$(tl_ctrs "$d")" > "$O/tl-$name.tsv" 2>/dev/null &
 	smp=$!
@@ -231,6 +233,7 @@ tl_run() {
 	TL_EXIT=-
 	tl_sleep_until "$t0" $((BH_WARM - 1)) "$cp" "$ev"
 	spines_now 0; b0=("${SPB[@]}")
+	[ "$d" = mroce ] && cat /sys/kernel/debug/mroce/"${CLI[$d]}"/peers > "$PAIR_LOG/$name.peers0" 2>&1
 	tl_sleep_until "$t0" "$BH_WARM" "$cp" "$ev"
 	spines_now 0
 	for ((i = 1; i <= FAB_K; i++)); do
@@ -241,6 +244,7 @@ tl_run() {
 	act=("${act[@]//SPINE/$bi}")
 	printf '%s\taction: %s (spine %s carried %s%% of fwd bytes in the second before)\n' "$EPOCHREALTIME" "${act[*]}" "$bi" "$TL_SHARE" >> "$ev"
 	"${act[@]}" >> "$PAIR_LOG/$name.action" 2>&1
+	[ "${act[0]}" = true ] || TL_WHAT="(spine $bi black-holed at +$BH_WARM s)"
 	tl_sleep_until "$t0" $((BH_WARM + 1)) "$cp" "$ev"
 	TL_QP1=$(qp_states "$d")
 	rdma res show qp > "$PAIR_LOG/$name.qp1" 2>&1
@@ -269,12 +273,21 @@ tl_run() {
 tl_sleep_until() {	# tl_sleep_until T0 SECS CLIENT-PID EVENTS: note the client's exit
 	local now end=$(( ${1/./} + $2 * 1000000 ))
 	while now=${EPOCHREALTIME/./}; [ "$now" -lt "$end" ]; do
+		if [ "$PROGRESS" = 1 ] && [ $((now - ${TL_SHOWN:-0})) -ge 1000000 ]; then
+			TL_SHOWN=$now
+			tl_progress "$1" "$now"
+		fi
 		if [ "$TL_EXIT" = - ] && ! kill -0 "$3" 2>/dev/null; then
 			TL_EXIT=$(( (now - ${1/./}) / 100000 )); TL_EXIT="$((TL_EXIT / 10)).$((TL_EXIT % 10))"
 			printf '%s\tclient exited\n' "$EPOCHREALTIME" >> "$4"
 		fi
 		sleep 0.1
 	done
+}
+tl_progress() {	# tl_progress T0 NOW: one line, the client's latest second
+	local bw
+	bw=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { v = $4 } END { print v }' "$TL_CLI" 2>/dev/null)
+	printf '#   %-6s +%2d s  %8s MB/s  %s\n' "$TL_DRV" $(( ($2 - ${1/./}) / 1000000 )) "${bw:-(starting)}" "$TL_WHAT"
 }
 tl_ctrs() {	# the counters the sampler reads for a driver
 	case $1 in
