@@ -12,6 +12,7 @@
 #   make sim-check    simulator scenarios that assert (sanitised build)
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
 #   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
+#   make wireshark-check  the Wireshark dissector (tools/wireshark) decoded by tshark
 #   make kunit        engine tests as KUnit on a UML kernel (tests/kunit/run.sh)
 #   make vm-test      boot the guest and run tests/vm/foundation.sh
 #   make install      module, provider, driver file (honours DESTDIR)
@@ -98,10 +99,20 @@ bench-sim:
 fuzz-check:
 	$(MAKE) -C tests/fuzz O=$(O) check
 
+# the Wireshark dissector (tools/wireshark/mroce.lua) against the engine's
+# packets and the wire header; needs tshark (scripts/setup.sh installs it)
+$(O)/wireshark/gen: tests/wireshark/gen.c kernel/engine/wire.c kernel/engine/wire.h kernel/engine/mre_types.h
+	@mkdir -p $(dir $@)
+	$(CC) -O1 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel/engine -o $@ tests/wireshark/gen.c kernel/engine/wire.c
+
+wireshark-check: $(O)/wireshark/gen
+	python3 tests/wireshark/check.py $(O)/wireshark/gen $(O)/wireshark
+
 check: host
 	$(MAKE) -C tests/unit O=$(O) check
 	$(MAKE) -C tests/ring O=$(O) check
 	$(MAKE) sim-check
+	$(MAKE) wireshark-check
 	$(MAKE) fuzz-check
 
 kunit:
@@ -135,5 +146,5 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check layers \
+.PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check wireshark-check layers \
 	check kunit vm-test install checkpatch sparse clean

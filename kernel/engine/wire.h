@@ -3,7 +3,8 @@
  * MetaRoCE wire format, version 2 (specification draft 1).
  *
  * This header and Documentation/protocol.md describe the same thing and are
- * changed together. Names here are the names the document uses.
+ * changed together, with the Wireshark dissector tools/wireshark/mroce.lua
+ * (make wireshark-check). Names here are the names the document uses.
  *
  * Every MetaRoCE packet is the payload of one UDP datagram sent to the
  * receiver's MetaRoCE port. All fields are big-endian. A packet is a 20-byte
