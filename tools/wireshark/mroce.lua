@@ -109,21 +109,17 @@ local ext = { [1] = 8, [2] = 20, [3] = 20, [4] = 4, [5] = 36, [6] = 12, [7] = 4,
 
 -- set bits of a bitmap as "a-b, c" from @base + 1 + bit (serial numbers)
 local function ranges(bits, base)
-	local out, start, prev = {}, nil, nil
+	local out, start = {}, nil
+	local function close(last)
+		local a, b = (base + 1 + start) % 2^32, (base + 1 + last) % 2^32
+		out[#out + 1] = start == last and tostring(a) or a .. "-" .. b
+		start = nil
+	end
 	for i = 0, #bits - 1 do
-		if bits[i + 1] then
-			if not start then start = i end
-			prev = i
-		elseif start then
-			out[#out + 1] = start == prev and tostring((base + 1 + start) % 2^32)
-				or ((base + 1 + start) % 2^32) .. "-" .. ((base + 1 + prev) % 2^32)
-			start = nil
-		end
+		if bits[i + 1] and not start then start = i end
+		if not bits[i + 1] and start then close(i - 1) end
 	end
-	if start then
-		out[#out + 1] = start == prev and tostring((base + 1 + start) % 2^32)
-			or ((base + 1 + start) % 2^32) .. "-" .. ((base + 1 + prev) % 2^32)
-	end
+	if start then close(#bits - 1) end
 	return #out > 0 and table.concat(out, ", ") or "none"
 end
 
