@@ -427,6 +427,7 @@ int mroce_peers_init(struct mroce_dev *mdev, const struct mre_ops *ops)
 	if (err)
 		return err;
 	mre_ep_init(&mdev->ep, ops, &cfg);
+	mre_ep_key(&mdev->ep);		/* before any CPU demuxes */
 	INIT_LIST_HEAD(&mdev->peer_list);
 	atomic_set(&mdev->npeers, 0);
 	spin_lock_init(&mdev->peers_lock);

@@ -25,25 +25,14 @@
 
 #define COOKIE_EPOCH_SHIFT	33	/* a cookie's epoch: 2^33 ns, 8.6 s */
 
-static const u64 *secret(struct mre_ep *ep)
-{
-	if (!ep->secret_set) {
-		ep->secret[0] = ep->ops->random(ep);
-		ep->secret[1] = ep->ops->random(ep);
-		ep->secret_set = true;
-	}
-	return ep->secret;
-}
+#define ADDR_KEY_LEN	17	/* an address as hash input: family, 16 bytes */
 
-/* an address as hash input: family, then its bytes, the rest zero */
-static u32 addr_bytes(const struct mre_addr *a, u8 *m)
+/* @a as hash input: family, then its bytes, the rest zero */
+static void addr_key(const struct mre_addr *a, u8 *m)
 {
-	u32 n = mre_addr_len(a->family);
-
-	mre_memset(m, 0, 17);
+	mre_memset(m, 0, ADDR_KEY_LEN);
 	m[0] = a->family;
-	mre_memcpy(m + 1, a->a, n);
-	return 17;
+	mre_memcpy(m + 1, a->a, mre_addr_len(a->family));
 }
 
 /*
@@ -53,13 +42,14 @@ static u32 addr_bytes(const struct mre_addr *a, u8 *m)
 static u64 cookie_of(struct mre_ep *ep, const struct mre_addr *src, u64 cid,
 		     u64 epoch)
 {
-	u8 m[17 + 16];
+	u8 m[ADDR_KEY_LEN + 16];
 	u64 v;
 
-	addr_bytes(src, m);
-	put_be64(m + 17, cid);
-	put_be64(m + 25, epoch);
-	v = mre_siphash(secret(ep), m, sizeof(m));
+	addr_key(src, m);
+	put_be64(m + ADDR_KEY_LEN, cid);
+	put_be64(m + ADDR_KEY_LEN + 8, epoch);
+	mre_ep_key(ep);
+	v = mre_siphash(ep->secret, m, sizeof(m));
 	return v ? v : 1;
 }
 
@@ -85,10 +75,12 @@ static bool cookie_ok(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
  */
 static bool rl_take(struct mre_ep *ep, u64 now, const struct mre_addr *src)
 {
-	u8 m[17];
-	struct mre_rl *b = &ep->rl[mre_siphash(secret(ep), m,
-					       addr_bytes(src, m)) %
-				   MRE_RL_BUCKETS];
+	u8 m[ADDR_KEY_LEN];
+	struct mre_rl *b;
+
+	addr_key(src, m);
+	mre_ep_key(ep);
+	b = &ep->rl[mre_siphash(ep->secret, m, sizeof(m)) % MRE_RL_BUCKETS];
 
 	if (!b->start || (s64)(now - b->start) >= (s64)NSEC_PER_S) {
 		b->start = now ? now : 1;

@@ -103,6 +103,15 @@ int mre_ep_init(struct mre_ep *ep, const struct mre_ops *ops,
 	return 0;
 }
 
+void mre_ep_key(struct mre_ep *ep)
+{
+	if (ep->secret_set)
+		return;
+	ep->secret[0] = ep->ops->random(ep);
+	ep->secret[1] = ep->ops->random(ep);
+	ep->secret_set = true;
+}
+
 int mre_ep_parse(struct mre_ep *ep, const u8 *buf, u32 len,
 		 struct mre_pkt *pkt)
 {

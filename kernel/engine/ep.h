@@ -217,7 +217,7 @@ enum mre_new {
  * the engine, except where its comment says so.
  */
 struct mre_ops {
-	/* 64 random bits (source ports, connection ids, first TSNs) */
+	/* 64 random bits (source ports, connection ids, first TSNs, cookie key) */
 	u64 (*random)(struct mre_ep *ep);
 
 	/* --- the demux (mre_ep_rx()): finding connections ------------------ */
@@ -332,7 +332,7 @@ struct mre_ep {
 	u32 act_epoch;
 	u32 act_cur;
 	u32 act_prev;
-	/* the key of cookies and limiter buckets (hash.h); set at first use */
+	/* the key of cookies and limiter buckets (hash.h): mre_ep_key() */
 	u64 secret[2];
 	bool secret_set;
 	/* RESETs and RETRYs to one source: its bucket's second, and count */
@@ -347,6 +347,14 @@ struct mre_ep {
 /* returns 0, or -1 if cfg is unusable (see mre_config_check()) */
 int mre_ep_init(struct mre_ep *ep, const struct mre_ops *ops,
 		const struct mre_config *cfg);
+
+/*
+ * Draw the key of the CONNECT cookies and the reply limiter now (once).
+ * An embedder that runs mre_ep_rx() on several CPUs at once calls it after
+ * mre_ep_init(), before the first datagram; otherwise the demux draws it
+ * at its first use.
+ */
+void mre_ep_key(struct mre_ep *ep);
 
 /*
  * A received datagram (@rx): the one receive entry of the engine.
