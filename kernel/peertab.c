@@ -208,35 +208,43 @@ static void unpublish(struct mroce_dev *mdev, struct mroce_peer *peer)
 }
 
 /*
- * Free the peers that no QP uses, unused for @idle jiffies at least; may
- * sleep. Returns how many went.
+ * Take peers out of the table and free them, after a grace period; may
+ * sleep. @all (device teardown): every one. Else those no QP or lookup
+ * holds (the table's reference the only one left), unused for @idle
+ * jiffies at least. Returns how many went.
  */
-static u32 reclaim(struct mroce_dev *mdev, unsigned long idle)
+static u32 take_out(struct mroce_dev *mdev, unsigned long idle, bool all)
 {
-	struct mroce_peer *peer, *n, *all = NULL;
+	struct mroce_peer *peer, *n, *gone = NULL;
 	u32 count = 0;
 
 	spin_lock_bh(&mdev->peers_lock);
 	list_for_each_entry_safe(peer, n, &mdev->peer_list, node) {
-		if (time_before(jiffies, READ_ONCE(peer->used_at) + idle) ||
-		    !refcount_dec_if_one(&peer->refs))
+		if (!all &&
+		    (time_before(jiffies, READ_ONCE(peer->used_at) + idle) ||
+		     !refcount_dec_if_one(&peer->refs)))
 			continue;
 		unpublish(mdev, peer);
-		peer->exit_next = all;
-		all = peer;
+		peer->exit_next = gone;
+		gone = peer;
 	}
 	spin_unlock_bh(&mdev->peers_lock);
-	if (!all)
+	if (!gone)
 		return 0;
 	synchronize_rcu();		/* lookups that may have found one */
-	while ((peer = all)) {
-		all = peer->exit_next;
+	while ((peer = gone)) {
+		gone = peer->exit_next;
 		WARN_ON_ONCE(peer->conn.nstreams);
 		peer_free(peer);
 		count++;
 	}
-	atomic64_add(count, &mdev->counters[MROCE_CNT_PEERS_RECLAIMED]);
 	return count;
+}
+
+static void reclaim(struct mroce_dev *mdev, unsigned long idle)
+{
+	atomic64_add(take_out(mdev, idle, false),
+		     &mdev->counters[MROCE_CNT_PEERS_RECLAIMED]);
 }
 
 static void reclaim_work(struct work_struct *work)
@@ -449,23 +457,9 @@ int mroce_peers_init(struct mroce_dev *mdev, const struct mre_ops *ops)
  */
 void mroce_peers_exit(struct mroce_dev *mdev)
 {
-	struct mroce_peer *peer, *n, *all = NULL;
-
 	cancel_delayed_work_sync(&mdev->reclaim_work);
 	synchronize_rcu();		/* receivers that found the device */
-	spin_lock_bh(&mdev->peers_lock);
-	list_for_each_entry_safe(peer, n, &mdev->peer_list, node) {
-		unpublish(mdev, peer);
-		peer->exit_next = all;
-		all = peer;
-	}
-	spin_unlock_bh(&mdev->peers_lock);
-	synchronize_rcu();		/* receivers that found a peer */
-	while ((peer = all)) {
-		all = peer->exit_next;
-		WARN_ON_ONCE(peer->conn.nstreams);
-		peer_free(peer);
-	}
+	take_out(mdev, 0, true);
 	rhashtable_destroy(&mdev->peers_by_addr);
 	xa_destroy(&mdev->peers_by_cid);
 }
