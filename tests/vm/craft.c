@@ -29,15 +29,15 @@
  *   garbage         --count datagrams: random bytes and mutated valid
  *                   packets (random connection ids), from --seed
  *
- * --cid and --src-cid take 64-bit values; one that does not fit the wire's
- * connection id field (32 bits in wire format 1) is refused. --peers FILE
+ * --cid and --src-cid take 64-bit values (the wire's connection ids). --peers FILE
  * --peer ADDR reads the connection id (and the receive base, "rx gate")
  * of the victim's peer ADDR from the victim's debugfs peers file.
  *
  * --cookie (CONNECT modes): after each CONNECT wait --wait-ms for a reply
- * from the victim and print it; a reply that carries a cookie (the RETRY
- * of the stateless handshake, not in wire format 1 yet: see
- * reply_cookie()) is echoed in a second CONNECT from the same address.
+ * from the victim and print it; the RETRY of the stateless handshake for
+ * the CONNECT's id (reply_cookie()) has its cookie echoed in a second
+ * CONNECT from the same address (replies go to the sender's MetaRoCE
+ * port: give --sport 4796).
  * --listen-ms N: after sending, read replies for N ms and count them by
  * type.
  *
@@ -131,16 +131,6 @@ static double now_s(void)
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
-
-/* a connection id into a wire field of whatever width it has */
-#define SET_CID(field, v, what) do {					\
-	(field) = (v);							\
-	if ((uint64_t)(field) != (uint64_t)(v)) {			\
-		fprintf(stderr, "craft: %s %#" PRIx64 " does not fit the wire's %zu-bit connection id\n", \
-			what, (uint64_t)(v), sizeof(field) * 8);	\
-		exit(2);						\
-	}								\
-} while (0)
 
 static int parse_addr(const char *s, struct mre_addr *a)
 {
@@ -419,7 +409,7 @@ static void connect_pkt(struct mre_pkt *p, u8 *blob, const struct mre_addr *node
 	memset(p, 0, sizeof(*p));
 	p->type = MRE_T_CONNECT;
 	p->path = 0;
-	SET_CID(p->connect.src_cid, src_cid, "src_cid");
+	p->connect.src_cid = src_cid;
 	p->connect.isn = (u32)rnd();
 	p->connect.window_log2 = 10;
 	p->connect.npaths = 8;
@@ -490,7 +480,7 @@ static void data_pkt(struct mre_pkt *p, u8 op, u32 tsn)
 	p->type = MRE_T_DATA;
 	p->flags = MRE_F_ACK_REQ;
 	p->path = (u16)opt.path;
-	SET_CID(p->dst_cid, opt.cid, "cid");
+	p->dst_cid = opt.cid;
 	p->psn = opt.psn;
 	p->data.tsn = tsn;
 	p->data.path_una = opt.psn;
@@ -598,7 +588,7 @@ static void mode_foreign(void)
 			memset(&p, 0, sizeof(p));
 			p.type = MRE_T_ACK;
 			p.path = (u16)opt.path;
-			SET_CID(p.dst_cid, opt.cid, "cid");
+			p.dst_cid = opt.cid;
 			p.ack.ack_path = (u16)opt.path;
 			p.ack.psn_cum = opt.psn;
 			p.ack.tsn_cum = (u32)rnd();
@@ -609,7 +599,7 @@ static void mode_foreign(void)
 			p.type = MRE_T_PROBE;
 			p.flags = MRE_F_ACK_REQ;
 			p.path = (u16)opt.path;
-			SET_CID(p.dst_cid, opt.cid, "cid");
+			p.dst_cid = opt.cid;
 			p.psn = opt.psn;
 			p.probe.path_una = opt.psn;
 			send_pkt(&p, 0);
@@ -617,7 +607,7 @@ static void mode_foreign(void)
 		case MRE_T_ACCEPT:	/* naming ourselves as the peer's plane 0 */
 			connect_pkt(&p, blob, me.family ? &me : &victim, rnd32_nz());
 			p.type = MRE_T_ACCEPT;
-			SET_CID(p.dst_cid, opt.cid, "cid");
+			p.dst_cid = opt.cid;
 			send_pkt(&p, 0);
 			break;
 		}
