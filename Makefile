@@ -13,6 +13,9 @@
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
 #   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
 #   make wireshark-check  the Wireshark dissector (tools/wireshark) decoded by tshark
+#   make man          man page build/man/mroce.7 from Documentation/mroce.rst (scripts/man.py)
+#   make man-check    the man page renders without a warning and lists every module
+#                     parameter, counter, debugfs and sysfs file the code has
 #   make kunit        engine tests as KUnit on a UML kernel (tests/kunit/run.sh)
 #   make vm-test      boot the guest and run tests/vm/foundation.sh
 #   make install      module, provider, driver file (honours DESTDIR)
@@ -108,11 +111,24 @@ $(O)/wireshark/gen: tests/wireshark/gen.c kernel/engine/wire.c kernel/engine/wir
 wireshark-check: $(O)/wireshark/gen
 	python3 tests/wireshark/check.py $(O)/wireshark/gen $(O)/wireshark
 
+# mroce(7): generated from Documentation/mroce.rst; MAN_RELEASE sets the
+# version in its footer (default: git describe), SOURCE_DATE_EPOCH its date
+MAN_RELEASE ?=
+man: $(O)/man/mroce.7
+
+$(O)/man/mroce.7: Documentation/mroce.rst scripts/man.py
+	python3 scripts/man.py build -o $@ $(if $(MAN_RELEASE),--release '$(MAN_RELEASE)')
+
+# needs groff (groff-base) and man-db: scripts/setup.sh installs them
+man-check: man
+	python3 scripts/man.py check $(O)/man/mroce.7
+
 check: host
 	$(MAKE) -C tests/unit O=$(O) check
 	$(MAKE) -C tests/ring O=$(O) check
 	$(MAKE) sim-check
 	$(MAKE) wireshark-check
+	$(MAKE) man-check
 	$(MAKE) fuzz-check
 
 kunit:
@@ -147,4 +163,5 @@ clean:
 	rm -rf $(O)
 
 .PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check wireshark-check layers \
+	man man-check \
 	check kunit vm-test install checkpatch sparse clean
