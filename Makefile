@@ -19,6 +19,7 @@
 #   make kunit        engine tests as KUnit on a UML kernel (tests/kunit/run.sh)
 #   make vm-test      boot the guest and run tests/vm/foundation.sh
 #   make install      module, provider, driver file (honours DESTDIR)
+#   make dkms-source  the module's source + dkms.conf into $(DESTDIR)/usr/src/mroce-VERSION
 #   make checkpatch   scripts/checkpatch.pl from Debian's linux-source-6.1
 #   make sparse       module build with C=2 under Debian's sparse
 #   make layers       sizes and the glue's call graph (scripts/layers.py --check)
@@ -36,6 +37,10 @@ MODDIR ?= /lib/modules/$(KVER)/updates
 IBV_LIBDIR := $(shell pkg-config --variable=libdir libibverbs 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)
 PROVIDER_DIR ?= $(IBV_LIBDIR)/libibverbs
 DRIVER_CONF_DIR ?= /etc/libibverbs.d
+# the DKMS source tree (dkms.conf; debian/rules installs it for mroce-dkms)
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
+DKMS_SRCDIR ?= /usr/src/mroce-$(DKMS_VERSION)
+DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] include/uapi/rdma/*.h)
 
 # checkpatch comes from the kernel source the KUnit step unpacks
 LINUX_SRC ?= $(CURDIR)/scripts/vm/src/linux-source-6.1
@@ -144,6 +149,14 @@ install: module provider
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \
 	else echo "DESTDIR set: run depmod -a $(KVER) on the target"; fi
 
+# everything Kbuild needs, at the same relative paths, and nothing built
+dkms-source:
+	@test -n "$(DKMS_VERSION)" || { echo "no PACKAGE_VERSION in dkms.conf" >&2; exit 1; }
+	@for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRCDIR)/$$f || exit 1; \
+	done
+	@echo "installed $(words $(DKMS_FILES)) files into $(DESTDIR)$(DKMS_SRCDIR)"
+
 checkpatch:
 	@if [ -x $(CHECKPATCH) ]; then \
 		$(CHECKPATCH) --no-tree --terse --show-types \
@@ -164,4 +177,4 @@ clean:
 
 .PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check wireshark-check layers \
 	man man-check \
-	check kunit vm-test install checkpatch sparse clean
+	check kunit vm-test install dkms-source checkpatch sparse clean
