@@ -9,6 +9,7 @@
 #include "batch.h"
 #include "cq.h"
 #include "mroce.h"
+#include "mroce_trace.h"
 
 #define mroce_dbg_cq(cq, fmt, ...)					\
 	ibdev_dbg((cq)->ibcq.device, "cq %u %s: " fmt, (cq)->id, __func__, \
@@ -180,6 +181,8 @@ bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		}
 		return false;
 	}
+	if (unlikely(cqe->status != IB_WC_SUCCESS))
+		trace_mroce_wc_error(&cq->ibcq, qp, cqe);
 	e = mre_ring_next(&cq->q.r);
 	memcpy(e, cqe, sizeof(*e));
 	e->qp_num = qp->qp_num;

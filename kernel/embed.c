@@ -11,6 +11,7 @@
  *	responder           resp.c   WRITE/SEND (place), check, atomic,
  *	                             recv_done
  *	completer           comp.c   stream_error
+ *	tracepoints         trace.c  trace
  *	QPs                 qp.c     stream
  */
 #include <linux/random.h>
@@ -23,6 +24,7 @@
 #include "req.h"
 #include "resp.h"
 #include "rx.h"
+#include "trace.h"
 
 static u64 e_random(struct mre_ep *ep)
 {
@@ -56,4 +58,5 @@ const struct mre_ops mroce_engine_ops = {
 	.recv_done = mroce_resp_recv_done,
 	.stream_error = mroce_comp_stream_error,
 	.conn_event = mroce_peer_conn_event,
+	.trace = mroce_trace_engine,
 };

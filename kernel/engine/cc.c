@@ -51,6 +51,25 @@ static u32 ecn_cut(u32 cwnd, u32 alpha)
 	return cwnd - (u32)(((u64)cwnd * alpha) / (2 * MRE_ALPHA_ONE));
 }
 
+/* a window in 1/100 packets, for mre_ops.trace */
+static u32 cwnd_x100(u32 cwnd)
+{
+	return (u32)(((u64)cwnd * 100) >> MRE_FP);
+}
+
+/* the window of path @path (MRE_TR_CONN_WIDE: the connection's) was cut */
+static void cut_trace(struct mre_conn *c, u16 path, u8 why, u32 from, u32 to,
+		      u32 alpha)
+{
+	struct mre_trace t = {
+		.ev = MRE_TR_CUT, .why = why, .path = path,
+		.cut = { .from = cwnd_x100(from), .to = cwnd_x100(to),
+			 .alpha = alpha },
+	};
+
+	mre_trace(c, &t);
+}
+
 void mre_cc_path_init(struct mre_path *p, struct mre_conn *c)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
@@ -92,18 +111,24 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 	}
 	if (ce) {
 		if (!p->win_cut) {
+			u32 was = p->cwnd;
+
 			p->cwnd = clamp_cwnd(ecn_cut(p->cwnd, p->alpha), cfg,
 					     cfg->max_cwnd);
 			p->ssthresh = p->cwnd;
 			p->win_cut = true;
 			ep->ctr.ecn_cut++;
+			cut_trace(c, p->id, MRE_TRW_ECN, was, p->cwnd, p->alpha);
 		}
 	} else if (lost && cfg->loss_beta_shift) {
 		if (!p->win_cut) {
+			u32 was = p->cwnd;
+
 			p->cwnd = clamp_cwnd(p->cwnd - (p->cwnd >> cfg->loss_beta_shift),
 					     cfg, cfg->max_cwnd);
 			p->ssthresh = p->cwnd;
 			p->win_cut = true;
+			cut_trace(c, p->id, MRE_TRW_LOSS, was, p->cwnd, p->alpha);
 		}
 	} else if (acked && window_used(p->inflight + acked + lost, p->cwnd)) {
 		aimd_grow(&p->cwnd, &p->ssthresh, acked);
@@ -115,8 +140,11 @@ void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
+	u32 was = p->cwnd;
+
 	p->ssthresh = clamp_cwnd(p->cwnd / 2, cfg, cfg->max_cwnd);
 	p->cwnd = cfg->min_cwnd << MRE_FP;
+	cut_trace(c, p->id, MRE_TRW_RTO, was, p->cwnd, p->alpha);
 	p->win_cut = true;
 	p->win_end = p->psn_next;
 }
@@ -131,9 +159,13 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 
 		alpha_update(&c->alpha, c->win_acked, c->win_ce, cfg->ecn_g_shift);
 		if (marked) {
+			u32 was = c->cwnd;
+
 			c->cwnd = clamp_cwnd(ecn_cut(c->cwnd, c->alpha), cfg,
 					     cfg->conn_max_cwnd);
 			c->ssthresh = c->cwnd;
+			cut_trace(c, MRE_TR_CONN_WIDE, MRE_TRW_ECN, was, c->cwnd,
+				  c->alpha);
 		}
 		c->win_acked = c->win_ce = 0;
 		c->win_end = c->tsn_next;
@@ -172,6 +204,14 @@ void mre_cc_rate(struct mre_conn *c, u32 mbps)
 	u64 rtt = 0, w;
 	u32 i;
 
+	if (c->rate_mbps != mbps) {
+		struct mre_trace t = {
+			.ev = MRE_TR_HINT, .path = MRE_TR_CONN_WIDE,
+			.hint = { .from = c->rate_mbps, .to = mbps },
+		};
+
+		mre_trace(c, &t);
+	}
 	c->rate_mbps = mbps;
 	if (!mbps || c->cwnd >= c->ssthresh || !c->pkt_bytes)
 		return;

@@ -127,6 +127,12 @@ void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now)
 {
+	struct mre_trace t = {
+		.ev = MRE_TR_CONN_OPEN, .path = MRE_TR_CONN_WIDE,
+		.why = c->state == MRE_CONN_CONNECTING ? MRE_TRW_ACTIVE :
+							 MRE_TRW_PASSIVE,
+	};
+
 	c->remote_cid = pkt->connect.src_cid;
 	c->peer_wsize = 1u << pkt->connect.window_log2;
 	mre_win_init(&c->rxw, c->rxw.map, c->wsize, pkt->connect.isn);
@@ -140,6 +146,7 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 	 * carry the share that counts all of them, not of those seen so far.
 	 */
 	mre_cc_rx_activity(c, now);
+	mre_trace(c, &t);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_UP);
 }
@@ -202,11 +209,14 @@ static void fail_streams(struct mre_conn *c, enum mre_status st,
 	}
 }
 
-void mre_conn_fail(struct mre_conn *c, enum mre_status st)
+void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why)
 {
+	struct mre_trace t = { .ev = ev, .why = why, .path = MRE_TR_CONN_WIDE };
+
 	if (c->state == MRE_CONN_FAILED)
 		return;
 	c->state = MRE_CONN_FAILED;
+	mre_trace(c, &t);
 	c->ep->ctr.conn_fail++;
 	fail_streams(c, st, false);
 	if (c->ep->ops->conn_event)
@@ -238,8 +248,13 @@ void mre_conn_restarted(struct mre_conn *c)
 	 * belong to the new incarnation (their QPs were connected to new
 	 * QPs of the peer) and stay.
 	 */
+	struct mre_trace t = {
+		.ev = MRE_TR_CONN_RESTART, .path = MRE_TR_CONN_WIDE,
+	};
+
 	c->challenged = false;
 	c->state = MRE_CONN_FAILED;
+	mre_trace(c, &t);
 	c->ep->ctr.conn_fail++;
 	fail_streams(c, MRE_ST_RETRY_EXC, true);
 	if (c->ep->ops->conn_event)
@@ -273,7 +288,7 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 
 void mre_conn_close(struct mre_conn *c, enum mre_status st)
 {
-	mre_conn_fail(c, st);
+	mre_conn_fail(c, st, MRE_TR_CONN_FAIL, MRE_TRW_CLOSE);
 	c->state = MRE_CONN_CLOSED;
 }
 
@@ -305,7 +320,7 @@ void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes)
 			continue;
 		p->plane = plane;
 		p->plane_down = false;
-		mre_path_repath(p, c);
+		mre_path_repath(p, c, MRE_TRW_PLANES);
 		/* failed with its old plane: try it on the new one */
 		if (p->health == MRE_PATH_FAILED)
 			p->probe_at = now;
@@ -323,7 +338,7 @@ void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up)
 			continue;
 		p->plane_down = !up;
 		if (!up)
-			mre_path_fail(p, c, now);
+			mre_path_fail(p, c, now, MRE_TRW_PLANE);
 		else if (p->health == MRE_PATH_FAILED)
 			p->probe_at = now;
 	}

@@ -201,13 +201,24 @@ static inline u64 mre_conn_clock(struct mre_conn *c, u64 now)
 	return now;
 }
 
+/* report @t to the embedder (mre_ops.trace), if it asked for events */
+static inline void mre_trace(struct mre_conn *c, const struct mre_trace *t)
+{
+	if (c->ep->ops->trace)
+		c->ep->ops->trace(c, t);
+}
+
 static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
 {
 	return &c->txd[tsn & (c->wsize - 1)];
 }
 
-/* fail every stream and stop */
-void mre_conn_fail(struct mre_conn *c, enum mre_status st);
+/*
+ * Fail every stream and stop. @ev and @why say what happened, for
+ * mre_ops.trace: MRE_TR_CONN_FAIL (why CONNECT, DEAD, CLOSE) or
+ * MRE_TR_CONN_RESET.
+ */
+void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why);
 /* put @s on the list of streams with something to send */
 void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
 /* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */

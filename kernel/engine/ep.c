@@ -15,6 +15,53 @@ const char *const mre_counter_names[] = {
 MRE_STATIC_ASSERT(sizeof(mre_counter_names) / sizeof(mre_counter_names[0]) ==
 		  MRE_NCOUNTERS, "counter names");
 
+static const char *const trace_ev_names[] = {
+	[MRE_TR_CONN_OPEN] = "open",
+	[MRE_TR_CONN_RESTART] = "restart",
+	[MRE_TR_CONN_RESET] = "reset",
+	[MRE_TR_CONN_FAIL] = "fail",
+	[MRE_TR_PATH] = "path",
+	[MRE_TR_REPATH] = "repath",
+	[MRE_TR_LOSS] = "loss",
+	[MRE_TR_CUT] = "cut",
+	[MRE_TR_HINT] = "hint",
+};
+
+static const char *const trace_why_names[] = {
+	[MRE_TRW_NONE] = "-",
+	[MRE_TRW_ACTIVE] = "active",
+	[MRE_TRW_PASSIVE] = "passive",
+	[MRE_TRW_CONNECT] = "connect",
+	[MRE_TRW_DEAD] = "dead",
+	[MRE_TRW_CLOSE] = "close",
+	[MRE_TRW_FAST] = "fast",
+	[MRE_TRW_TLP] = "tlp",
+	[MRE_TRW_RTO] = "rto",
+	[MRE_TRW_SILENT] = "silent",
+	[MRE_TRW_STALL] = "stall",
+	[MRE_TRW_PROBE] = "probe",
+	[MRE_TRW_PLANE] = "plane",
+	[MRE_TRW_PLANES] = "planes",
+	[MRE_TRW_LOSSY] = "lossy",
+	[MRE_TRW_PEER_PROBE] = "peer-probe",
+	[MRE_TRW_ACKED] = "acked",
+	[MRE_TRW_ECN] = "ecn",
+	[MRE_TRW_LOSS] = "loss",
+};
+
+MRE_STATIC_ASSERT(MRE_ARRAY_SIZE(trace_ev_names) == MRE_TR_MAX, "trace events");
+MRE_STATIC_ASSERT(MRE_ARRAY_SIZE(trace_why_names) == MRE_TRW_MAX, "trace reasons");
+
+const char *mre_trace_ev_name(u8 ev)
+{
+	return ev < MRE_TR_MAX ? trace_ev_names[ev] : "?";
+}
+
+const char *mre_trace_why_name(u8 why)
+{
+	return why < MRE_TRW_MAX ? trace_why_names[why] : "?";
+}
+
 /* Defaults: a datacenter fabric (RTT tens of microseconds). protocol.md §10. */
 void mre_config_default(struct mre_config *cfg)
 {

@@ -190,6 +190,68 @@ enum mre_conn_event {
 };
 
 /*
+ * What mre_ops.trace reports: the connection's events as they happen (the
+ * kernel turns them into tracepoints, mroce.rst "Tracepoints"). They come
+ * at events, never per packet sent or received: a lost packet, a repath,
+ * a window cut, a change of the peer's rate hint, a change of state.
+ */
+enum mre_trace_ev {
+	MRE_TR_CONN_OPEN,	/* established; why: ACTIVE or PASSIVE */
+	MRE_TR_CONN_RESTART,	/* the peer proved it restarted (its RESET) */
+	MRE_TR_CONN_RESET,	/* the peer's RESET named this connection */
+	MRE_TR_CONN_FAIL,	/* why: CONNECT (no answer), DEAD, CLOSE */
+	MRE_TR_PATH,		/* health: state.from -> state.to */
+	MRE_TR_REPATH,		/* a new source port: port.from -> port.to */
+	MRE_TR_LOSS,		/* loss.psn lost, loss.tsn resent (MRE_PSN_PROBE: a probe) */
+	MRE_TR_CUT,		/* a window cut (path MRE_TR_CONN_WIDE: the connection's) */
+	MRE_TR_HINT,		/* the peer's rate hint changed, Mbit/s (0: none) */
+	MRE_TR_MAX
+};
+
+/* why it happened: what detected a loss (and so resent it), what moved a path */
+enum mre_trace_why {
+	MRE_TRW_NONE,
+	MRE_TRW_ACTIVE,		/* open: our CONNECT was accepted */
+	MRE_TRW_PASSIVE,	/* open: we accepted the peer's */
+	MRE_TRW_CONNECT,	/* fail: CONNECT unanswered connect_tries times */
+	MRE_TRW_DEAD,		/* fail: nothing heard for dead_ns */
+	MRE_TRW_CLOSE,		/* fail: the embedder closed it */
+	MRE_TRW_FAST,		/* FACK: later PSNs of the path were SACKed */
+	MRE_TRW_TLP,		/* the tail probe arrived and these did not */
+	MRE_TRW_RTO,		/* the path's retransmission timeout */
+	MRE_TRW_SILENT,		/* the path went silent while siblings were heard */
+	MRE_TRW_STALL,		/* the whole connection was quiet: the oldest, as a probe */
+	MRE_TRW_PROBE,		/* a failed path's probe timer (an unanswered probe) */
+	MRE_TRW_PLANE,		/* its plane went down */
+	MRE_TRW_PLANES,		/* the planes were reassigned */
+	MRE_TRW_LOSSY,		/* it lost far more than its siblings */
+	MRE_TRW_PEER_PROBE,	/* the peer probed it: our ACK route may be bad too */
+	MRE_TRW_ACKED,		/* an ACK (of a probe, on a suspect path) recovered it */
+	MRE_TRW_ECN,		/* cut: CE marks in the window */
+	MRE_TRW_LOSS,		/* cut: losses in the window (loss_beta_shift) */
+	MRE_TRW_MAX
+};
+
+#define MRE_TR_CONN_WIDE	0xffff	/* mre_trace.path of a connection's own event */
+
+struct mre_trace {
+	u8 ev;			/* enum mre_trace_ev */
+	u8 why;			/* enum mre_trace_why */
+	u16 path;		/* the path's id, or MRE_TR_CONN_WIDE */
+	union {
+		struct { u8 from, to; } state;		/* PATH: mre_path_health_name() */
+		struct { u16 from, to; } port;		/* REPATH: UDP source ports */
+		struct { u32 psn, tsn; } loss;		/* LOSS */
+		struct { u32 from, to, alpha; } cut;	/* CUT: cwnd in 1/100 packets, alpha in 1/1024 */
+		struct { u32 from, to; } hint;		/* HINT: Mbit/s */
+	};
+};
+
+/* "open", "loss", ... and "fast", "rto", ... (tracepoints, logs, tests) */
+const char *mre_trace_ev_name(u8 ev);
+const char *mre_trace_why_name(u8 why);
+
+/*
  * One received datagram, as the embedder hands it to mre_ep_rx(): the
  * MetaRoCE packet (the UDP payload) and what the IP and UDP headers said.
  */
@@ -318,6 +380,11 @@ struct mre_ops {
 	 */
 	void (*stream_error)(struct mre_stream *s, enum mre_status st);
 	void (*conn_event)(struct mre_conn *c, enum mre_conn_event ev);
+	/*
+	 * Optional: an event of @c (struct mre_trace, valid during the call).
+	 * For observation only: it must not change what the engine does.
+	 */
+	void (*trace)(struct mre_conn *c, const struct mre_trace *t);
 };
 
 /* ------------------------------------------------------------------------ */

@@ -40,6 +40,20 @@ const char *mre_path_health_name(u8 h)
 	return h < MRE_ARRAY_SIZE(health_names) ? health_names[h] : "?";
 }
 
+/* @p's health is now @h, because of @why (traced when it changed) */
+static void set_health(struct mre_path *p, struct mre_conn *c, u8 h, u8 why)
+{
+	struct mre_trace t = {
+		.ev = MRE_TR_PATH, .why = why, .path = p->id,
+		.state = { .from = p->health, .to = h },
+	};
+
+	if (p->health == h)
+		return;
+	p->health = h;
+	mre_trace(c, &t);
+}
+
 /* a source port in the dynamic range, different from the current one */
 static u16 pick_port(struct mre_conn *c, u16 old)
 {
@@ -264,18 +278,23 @@ static void loss_sample(struct mre_path *p, struct mre_conn *c, bool lost)
 		       (lost ? 64 : 0);
 }
 
-/* @psn is lost (@fack: FACK said so, not a timeout) */
+/* @psn is lost, as @why found (MRE_TRW_FAST: FACK said so, not a timer) */
 static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
-			bool fack)
+			u8 why)
 {
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+	struct mre_trace t = {
+		.ev = MRE_TR_LOSS, .why = why, .path = p->id,
+		.loss = { .psn = psn, .tsn = tsn },
+	};
 
 	settle(p, c, psn);
+	mre_trace(c, &t);	/* a probe too: the loss counters count it */
 	if (tsn == MRE_PSN_PROBE)
 		return;
 	p->st_lost++;
 	loss_sample(p, c, true);
-	mre_tsn_lost(c, tsn, p->id, psn, fack);
+	mre_tsn_lost(c, tsn, p->id, psn, why == MRE_TRW_FAST);
 }
 
 static void advance_una(struct mre_path *p)
@@ -314,7 +333,7 @@ static void recovered(struct mre_path *p, struct mre_conn *c)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
-	p->health = MRE_PATH_GOOD;
+	set_health(p, c, MRE_PATH_GOOD, MRE_TRW_ACKED);
 	p->n_rto = 0;
 	p->probe_at = 0;
 	p->cwnd = cfg->init_cwnd << MRE_FP;
@@ -352,7 +371,7 @@ static void check_repath(struct mre_path *p, struct mre_conn *c)
 	avg = others_loss(c, p);
 	if (c->npaths > 1 && (u64)p->loss_ewma < (u64)avg * cfg->repath_factor)
 		return;
-	mre_path_repath(p, c);
+	mre_path_repath(p, c, MRE_TRW_LOSSY);
 	p->loss_ewma = avg;
 }
 
@@ -449,7 +468,7 @@ static void ack_fack(struct mre_path *p, struct mre_conn *c,
 	for (psn = p->psn_una; seq_lt(psn + thr, p->psn_fack); psn++) {
 		if (is_settled(p, psn))
 			continue;
-		settle_lost(p, c, psn, true);
+		settle_lost(p, c, psn, MRE_TRW_FAST);
 		c->ep->ctr.loss_fast++;
 		n->lost++;
 	}
@@ -473,7 +492,7 @@ static void ack_tlp(struct mre_path *p, struct mre_conn *c,
 		    t->path == p->id && t->psn == psn &&
 		    p->tlp_sent - t->sent < p->srtt))
 			continue;
-		settle_lost(p, c, psn, false);
+		settle_lost(p, c, psn, MRE_TRW_TLP);
 		c->ep->ctr.loss_tlp++;
 		n->lost++;
 	}
@@ -583,23 +602,31 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 	quiet_arm(p, c, now);
 }
 
-void mre_path_repath(struct mre_path *p, struct mre_conn *c)
+void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why)
 {
+	struct mre_trace t = {
+		.ev = MRE_TR_REPATH, .why = why, .path = p->id,
+		.port = { .from = p->src_port },
+	};
+
 	p->src_port = pick_port(c, p->src_port);
+	t.port.to = p->src_port;
+	mre_trace(c, &t);
 	p->since_repath = 0;
 	p->st_repath++;
 	c->ep->ctr.path_repath++;
 	path_event(c);
 }
 
-/* settle everything @p has out as lost, counting each in *@ctr */
-static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr)
+/* settle everything @p has out as lost (@why), counting each in *@ctr */
+static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr,
+			    u8 why)
 {
 	u32 psn;
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++)
 		if (!is_settled(p, psn)) {
-			settle_lost(p, c, psn, false);
+			settle_lost(p, c, psn, why);
 			(*ctr)++;
 		}
 	p->psn_una = p->psn_next;
@@ -610,19 +637,19 @@ static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr)
 	p->quiet_due = 0;
 }
 
-void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now)
+void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
-	settle_all_lost(p, c, &c->ep->ctr.loss_rto);
+	settle_all_lost(p, c, &c->ep->ctr.loss_rto, why);
 	if (p->health != MRE_PATH_FAILED) {
-		p->health = MRE_PATH_FAILED;
+		set_health(p, c, MRE_PATH_FAILED, why);
 		c->ep->ctr.path_failed++;
 		p->probe_ivl = cfg->probe_min_ns;
 	}
 	p->probe_at = p->plane_down ? 0 : now + p->probe_ivl;
 	if (!p->plane_down)
-		mre_path_repath(p, c);
+		mre_path_repath(p, c, why);
 	else
 		path_event(c);
 }
@@ -643,7 +670,7 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	while (psn != p->psn_next && is_settled(p, psn))
 		psn++;
 	if (psn != p->psn_next) {
-		settle_lost(p, c, psn, false);
+		settle_lost(p, c, psn, MRE_TRW_STALL);
 		c->ep->ctr.loss_rto++;
 		advance_una(p);
 		tlp_settled(p);
@@ -690,15 +717,15 @@ static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	}
 	c->ep->ctr.rto++;
 	p->n_rto++;
-	settle_all_lost(p, c, &c->ep->ctr.loss_rto);
+	settle_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_RTO);
 	mre_cc_path_rto(p, c);
 	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
 	if (p->n_rto >= cfg->fail_rtos) {
-		mre_path_fail(p, c, now);
+		mre_path_fail(p, c, now, MRE_TRW_RTO);
 		return;
 	}
-	p->health = MRE_PATH_SUSPECT;
-	mre_path_repath(p, c);
+	set_health(p, c, MRE_PATH_SUSPECT, MRE_TRW_RTO);
+	mre_path_repath(p, c, MRE_TRW_RTO);
 }
 
 /*
@@ -717,8 +744,8 @@ static void path_silent(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	c->ep->ctr.path_silent++;
 	c->ep->ctr.path_failed++;
-	settle_all_lost(p, c, &c->ep->ctr.loss_silent);
-	p->health = MRE_PATH_FAILED;
+	settle_all_lost(p, c, &c->ep->ctr.loss_silent, MRE_TRW_SILENT);
+	set_health(p, c, MRE_PATH_FAILED, MRE_TRW_SILENT);
 	p->probe_ivl = quiet_span(p) / 2;	/* doubled before it is used */
 	p->probe_at = p->plane_down ? 0 : now;
 	path_event(c);
@@ -743,7 +770,8 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 
 	if (p->rto_at && now >= p->rto_at) {
 		if (p->health == MRE_PATH_FAILED)	/* an unanswered probe */
-			settle_all_lost(p, c, &c->ep->ctr.loss_rto);
+			settle_all_lost(p, c, &c->ep->ctr.loss_rto,
+					MRE_TRW_PROBE);
 		else
 			path_rto(p, c, now);
 	}
@@ -752,8 +780,8 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 		probe = tlp_fire(p, c, now);
 	if (p->probe_at && now >= p->probe_at &&
 	    p->health == MRE_PATH_FAILED && !p->plane_down) {
-		settle_all_lost(p, c, &c->ep->ctr.loss_rto);
-		mre_path_repath(p, c);
+		settle_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_PROBE);
+		mre_path_repath(p, c, MRE_TRW_PROBE);
 		probe = true;
 		p->probe_ivl = MRE_MIN(p->probe_ivl * 2, cfg->probe_max_ns);
 		p->probe_at = now + p->probe_ivl;

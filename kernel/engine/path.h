@@ -134,10 +134,13 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
  */
 void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		      u64 now);
-/* give @p a new source port (keeps its sequence) */
-void mre_path_repath(struct mre_path *p, struct mre_conn *c);
-/* declare @p failed: settle everything it has out as lost, start probing */
-void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now);
+/* give @p a new source port (keeps its sequence); @why: enum mre_trace_why */
+void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why);
+/*
+ * Declare @p failed (@why: MRE_TRW_RTO, MRE_TRW_PLANE): settle everything
+ * it has out as lost, start probing.
+ */
+void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why);
 /* recompute c->silence_k from the connection's loss rate (see path.c) */
 void mre_path_silence_k(struct mre_conn *c);
 /* earliest timer of @p (0: none) */

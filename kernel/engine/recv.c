@@ -251,7 +251,8 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		c->ep->ctr.drop_path_window++;
 		return;
 	}
-	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c);
+	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c,
+			MRE_TRW_PEER_PROBE);
 	mre_send_ack(c, &c->paths[pkt->path], now);
 }
 
@@ -290,7 +291,8 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		if (c->challenged)	/* the peer's restart, proven */
 			mre_conn_restarted(c);
 		else
-			mre_conn_fail(c, MRE_ST_RETRY_EXC);
+			mre_conn_fail(c, MRE_ST_RETRY_EXC, MRE_TR_CONN_RESET,
+				      MRE_TRW_NONE);
 		return;
 	case MRE_T_RETRY:
 		rx_retry(c, pkt, now);

@@ -76,7 +76,8 @@ static u64 connect_timer(struct mre_conn *c, u64 now)
 	if (now < c->connect_at)
 		return c->connect_at;
 	if (++c->connect_tries >= mre_cfg(c)->connect_tries) {
-		mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		mre_conn_fail(c, MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
+			      MRE_TRW_CONNECT);
 		return 0;
 	}
 	mre_send_connect(c, MRE_T_CONNECT, now);
@@ -124,7 +125,8 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	 */
 	if (c->tsn_una != c->tsn_next && mre_txd_of(c, c->tsn_una)->xmits &&
 	    now - heard(c) > mre_cfg(c)->dead_ns) {
-		mre_conn_fail(c, MRE_ST_RETRY_EXC);
+		mre_conn_fail(c, MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
+			      MRE_TRW_DEAD);
 		return 0;
 	}
 	next = conn_timers(c, now);

@@ -366,6 +366,46 @@ static void m_conn_event(struct mre_conn *c, enum mre_conn_event ev)
 		n->planes_learned++;
 }
 
+static void m_trace(struct mre_conn *c, const struct mre_trace *t)
+{
+	struct mdl_node *n = node_of_ep(c->ep);
+	bool conn_wide = t->path == MRE_TR_CONN_WIDE;
+
+	n->tr_last = *t;
+	if (t->ev >= MRE_TR_MAX || t->why >= MRE_TRW_MAX ||
+	    (!conn_wide && t->path >= c->npaths)) {
+		n->tr_bad++;
+		return;
+	}
+	n->tr[t->ev][t->why]++;
+	switch (t->ev) {
+	case MRE_TR_PATH:
+		if (conn_wide || t->state.from == t->state.to ||
+		    t->state.from != n->tr_health[t->path])
+			n->tr_bad++;
+		else
+			n->tr_health[t->path] = t->state.to;
+		break;
+	case MRE_TR_REPATH:
+		if (conn_wide || t->port.from == t->port.to ||
+		    (n->tr_port[t->path] && t->port.from != n->tr_port[t->path]))
+			n->tr_bad++;
+		n->tr_port[t->path] = t->port.to;
+		break;
+	case MRE_TR_LOSS:
+		if (conn_wide)
+			n->tr_bad++;
+		break;
+	case MRE_TR_CUT:
+		if (t->cut.to > t->cut.from)
+			n->tr_bad++;
+		break;
+	default:
+		if (!conn_wide)
+			n->tr_bad++;
+	}
+}
+
 const struct mre_ops mdl_ops = {
 	.random = m_random,
 	.conn_by_id = m_conn_by_id,
@@ -384,6 +424,7 @@ const struct mre_ops mdl_ops = {
 	.recv_done = m_recv_done,
 	.stream_error = m_stream_error,
 	.conn_event = m_conn_event,
+	.trace = m_trace,
 };
 
 void mdl_node_init(struct mdl_node *n, u32 id, u64 seed,

@@ -113,6 +113,17 @@ struct mdl_node {
 	u32 conn_news;		/* conn_new asked (CONNECT from an unknown node) */
 	u32 replies;		/* RESETs the demux sent back */
 	u32 ud_rx;		/* UD datagrams handed over */
+	/*
+	 * mre_ops.trace: events counted by kind and reason, and each path's
+	 * health and port followed through them (tr_bad: an event that does
+	 * not follow from the one before, a path out of range). Kept per
+	 * node: the tests that read them give a node one connection.
+	 */
+	u32 tr[MRE_TR_MAX][MRE_TRW_MAX];
+	u32 tr_bad;
+	u8 tr_health[MRE_MAX_PATHS];
+	u16 tr_port[MRE_MAX_PATHS];	/* 0: no REPATH seen yet */
+	struct mre_trace tr_last;
 	/* the node's planes, for its blob (0: no blob, as without planes) */
 	u32 nplanes;
 	struct mre_addr planes[MRE_BLOB_MAX_PLANES];

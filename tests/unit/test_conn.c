@@ -189,11 +189,18 @@ static void tail_loss(struct kunit *test, bool tlp)
 		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.loss_tlp, 1);
 		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rto +
 			      r.p->n[0].ep.ctr.rto_stall, 0);
+		/* traced once, as the tail probe's find, with its TSN */
+		MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_LOSS][MRE_TRW_TLP], 1);
+		MRE_EXPECT_EQ(test, r.p->n[0].tr_last.ev, MRE_TR_LOSS);
 	} else {
 		/* a timeout (the path's, or the whole connection went quiet) */
 		MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.rto +
 			      r.p->n[0].ep.ctr.rto_stall, 1);
+		MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_LOSS][MRE_TRW_RTO] +
+			      r.p->n[0].tr[MRE_TR_LOSS][MRE_TRW_STALL], 1);
 	}
+	MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_LOSS][MRE_TRW_FAST], 0);
+	MRE_EXPECT_EQ(test, r.p->n[0].tr_bad, 0);
 }
 
 MRE_TEST(conn_tail_loss_tlp)
@@ -226,6 +233,63 @@ MRE_TEST(conn_random_loss_exactly_once)
 	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
 	MRE_EXPECT_GE(test, r.p->dropped, 10);
 	MRE_EXPECT_EQ(test, r.a->order_violations, 0);
+}
+
+static u32 tr_sum(const struct mdl_node *n, u32 ev)
+{
+	u32 w, sum = 0;
+
+	for (w = 0; w < MRE_TRW_MAX; w++)
+		sum += n->tr[ev][w];
+	return sum;
+}
+
+/*
+ * mre_ops.trace through a lossy transfer: every loss, repath and open the
+ * counters saw is reported once, with the reason the counter names, and
+ * each path's health and port replayed from the events end where the
+ * path is.
+ */
+MRE_TEST(conn_trace_follows_counters)
+{
+	u64 ppm = 30000;	/* 3 % both ways, ACKs included */
+	struct rig r;
+	u32 i, k;
+
+	rig_init(test, &r, NULL, 5000);
+	r.p->hook = pair_hook_loss;
+	r.p->hook_ctx = &ppm;
+	for (i = 0; i < 4; i++)
+		write(&r, i * 64 * KB, 64 * KB, i);
+	pair_run(r.p, 2000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	MRE_EXPECT_GE(test, tr_sum(&r.p->n[0], MRE_TR_LOSS), 5);
+	for (k = 0; k < 2; k++) {
+		const struct mdl_node *n = &r.p->n[k];
+		const struct mre_counters *ct = &n->ep.ctr;
+		const struct mre_conn *c = &r.p->c[k];
+
+		MRE_EXPECT_EQ(test, n->tr_bad, 0);
+		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_FAST], ct->loss_fast);
+		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_TLP], ct->loss_tlp);
+		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_SILENT],
+			      ct->loss_silent);
+		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_RTO] +
+			      n->tr[MRE_TR_LOSS][MRE_TRW_STALL] +
+			      n->tr[MRE_TR_LOSS][MRE_TRW_PROBE] +
+			      n->tr[MRE_TR_LOSS][MRE_TRW_PLANE], ct->loss_rto);
+		MRE_EXPECT_EQ(test, tr_sum(n, MRE_TR_REPATH), ct->path_repath);
+		MRE_EXPECT_EQ(test, tr_sum(n, MRE_TR_CONN_OPEN), ct->conn_open);
+		MRE_EXPECT_EQ(test, tr_sum(n, MRE_TR_CONN_FAIL), 0);
+		for (i = 0; i < c->npaths; i++) {
+			MRE_EXPECT_EQ(test, n->tr_health[i], c->paths[i].health);
+			if (n->tr_port[i])
+				MRE_EXPECT_EQ(test, n->tr_port[i],
+					      c->paths[i].src_port);
+		}
+	}
+	MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_CONN_OPEN][MRE_TRW_ACTIVE] +
+		      r.p->n[0].tr[MRE_TR_CONN_OPEN][MRE_TRW_PASSIVE], 1);
 }
 
 /* paths of different lengths: reordering between paths, none within one */
@@ -780,6 +844,8 @@ MRE_TEST(conn_peer_dead)
 	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_RETRY_EXC);
 	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
 	MRE_EXPECT_EQ(test, r.p->n[0].conn_deads, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_CONN_FAIL][MRE_TRW_DEAD], 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].tr_last.ev, MRE_TR_CONN_FAIL);
 }
 
 /* a failed connection is reopened (new id) and carries new streams */
@@ -1117,6 +1183,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_tail_loss_tlp),
 	  MRE_CASE(conn_tail_loss_rto),
 	  MRE_CASE(conn_random_loss_exactly_once),
+	  MRE_CASE(conn_trace_follows_counters),
 	  MRE_CASE(conn_path_skew_no_spurious),
 	  MRE_CASE(conn_send_recv_imm),
 	  MRE_CASE(conn_rnr_then_recv),

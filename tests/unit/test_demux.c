@@ -180,6 +180,8 @@ MRE_TEST(demux_by_id_and_address)
 	MRE_EXPECT(test, mre_ep_rx(&o->n.ep, o->now, &rx) == &o->c);
 	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_FAILED);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_rx, 1);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CONN_RESET][MRE_TRW_NONE], 1);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CONN_RESTART][MRE_TRW_NONE], 0);
 }
 
 /*
@@ -418,6 +420,8 @@ MRE_TEST(demux_restart_challenged)
 	rx_from(o, 1, &r);
 	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_FAILED);
 	MRE_EXPECT_EQ(test, o->n.conn_deads, 1);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CONN_RESTART][MRE_TRW_NONE], 1);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CONN_RESET][MRE_TRW_NONE], 0);
 	rx_from(o, 1, &p);
 	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
 	MRE_EXPECT_EQ(test, o->c.remote_cid, 0x2222);

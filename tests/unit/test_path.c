@@ -240,6 +240,9 @@ MRE_TEST(path_plane_down_up)
 	for (i = 0; i < o->c.npaths; i++)
 		failed += o->c.paths[i].health == MRE_PATH_FAILED;
 	MRE_EXPECT_EQ(test, failed, o->c.npaths / 2);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_PATH][MRE_TRW_PLANE], failed);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_LOSS][MRE_TRW_PLANE], 3);
+	MRE_EXPECT_EQ(test, o->n.tr_bad, 0);
 	MRE_EXPECT_EQ(test, o->p->st_lost, 3);		/* resent elsewhere */
 	MRE_EXPECT_EQ(test, o->p->probe_at, 0);		/* no probing a dead plane */
 	mre_conn_plane(&o->c, o->now + 5, 0, true);
@@ -326,6 +329,12 @@ MRE_TEST(cc_slow_start_and_ecn_cut)
 	cut = w1 / 2;
 	MRE_EXPECT_EQ(test, o->p->cwnd, cut);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 1);
+	/* traced: from and to in 1/100 packets, alpha in 1/1024 */
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CUT][MRE_TRW_ECN], 1);
+	MRE_EXPECT_EQ(test, o->n.tr_last.path, o->p->id);
+	MRE_EXPECT_EQ(test, o->n.tr_last.cut.from, (w1 * 100) >> MRE_FP);
+	MRE_EXPECT_EQ(test, o->n.tr_last.cut.to, (cut * 100) >> MRE_FP);
+	MRE_EXPECT_EQ(test, o->n.tr_last.cut.alpha, MRE_ALPHA_ONE);
 	/* more marks in the same window do not cut again */
 	mre_cc_path_ack(o->p, &o->c, 1, 0, 1);
 	MRE_EXPECT_EQ(test, o->p->cwnd, cut);
@@ -390,6 +399,12 @@ MRE_TEST(cc_rate_hint_and_pacing)
 	MRE_EXPECT(test, !mre_cc_can_send(&o->c, o->now, &at));
 	MRE_EXPECT_EQ(test, at, o->now + 1000);
 	MRE_EXPECT(test, mre_cc_can_send(&o->c, o->now + 1000, &at));
+	/* a hint is traced when it changes, not on every ACK carrying it */
+	mre_cc_rate(&o->c, 4000);
+	mre_cc_rate(&o->c, 4000);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_HINT][MRE_TRW_NONE], 1);
+	MRE_EXPECT_EQ(test, o->n.tr_last.hint.from, 8000);
+	MRE_EXPECT_EQ(test, o->n.tr_last.hint.to, 4000);
 }
 
 /*
