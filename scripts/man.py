@@ -25,8 +25,8 @@ MODULE PARAMETERS with its type, default and writability, every counter
 (kernel/counters.c and MRE_COUNTERS in kernel/engine/ep.h) is listed in
 COUNTERS, every debugfs file and line kind (kernel/debugfs.c) in
 DEBUGFS, every sysfs attribute (DEVICE_ATTR_* in kernel/*.c) in FILES,
-and every driver attribute of rdma res (kernel/restrack.c) in RDMA RES;
-and nothing is listed there that the code lacks.
+and every driver attribute of rdma res (kernel/restrack.c) in RDMA RES,
+every tracepoint of kernel/mroce_trace.h in TRACEPOINTS; and nothing is listed there that the code lacks.
 """
 import argparse
 import datetime
@@ -814,6 +814,20 @@ def check(args):
     if stale:
         detail.append("in RDMA RES, not in kernel/restrack.c: " + ", ".join(stale))
     verdict(drv and not detail, "rdma res attributes (%d)" % len(drv), "; ".join(detail))
+
+    # 8. tracepoints: every event of kernel/mroce_trace.h, and only those
+    events = re.findall(r"^(?:TRACE_EVENT|DEFINE_EVENT)\((?:\w+,\s*)?(mroce_\w+)",
+                        read("kernel/mroce_trace.h"), re.M)
+    body = shown.get("TRACEPOINTS", "")
+    missing = [e for e in events if not re.search(r"\b%s\b" % e, body)]
+    stale = sorted(set(re.findall(r"\bmroce_(?:conn|path|repath|loss|cwnd|rate|wc)\w*", body))
+                   - set(events))
+    detail = []
+    if missing:
+        detail.append("not in TRACEPOINTS: " + ", ".join(missing))
+    if stale:
+        detail.append("in TRACEPOINTS, not in kernel/mroce_trace.h: " + ", ".join(stale))
+    verdict(events and not detail, "tracepoints (%d)" % len(events), "; ".join(detail))
 
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

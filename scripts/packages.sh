@@ -116,10 +116,9 @@ check "provider: no DKMS parts (/usr/src, dkms dependency, dkms in maintainer sc
    ! { dpkg-deb -I '$PROV_DEB' postinst 2>/dev/null; dpkg-deb -I '$PROV_DEB' prerm 2>/dev/null; } | grep -q dkms"
 check "provider: driver file says 'driver mroce'" bash -c \
   "dpkg-deb --fsys-tarfile '$PROV_DEB' | tar -xOf - ./etc/libibverbs.d/mroce.driver | grep -qx 'driver mroce'"
-if grep -q '^man:' Makefile; then
-  check "mroce(7) in a package (make man exists)" bash -c \
-    "dpkg-deb -c '$DKMS_DEB' '$PROV_DEB' | grep -q 'man7/mroce.7'"
-fi
+check "mroce-dkms: mroce(7), the page man-check holds to the code" bash -c \
+  "dpkg-deb -c '$DKMS_DEB' | grep -q ' ./usr/share/man/man7/mroce.7.gz\$' &&
+   dpkg-deb --fsys-tarfile '$DKMS_DEB' | tar -xOf - ./usr/share/man/man7/mroce.7.gz | zcat | grep -q '^\.TH mroce 7 '"
 
 # --- lintian: errors fail, warnings are listed ----------------------------------
 run_lintian() {

@@ -62,6 +62,8 @@ step guest-cq needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-cq tests/vm/cq-check.sh
 step guest-hostile needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 600 -n ci-hostile tests/vm/hostile.sh
+step guest-trace needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
 step packages needs=module,provider,rig-image scripts/packages.sh --guest
 step guest-fabric needs=module,provider,rig-image \
   env GUEST_T=600 RUN_NAME=ci-fabric tests/vm/fabric.sh --boot
