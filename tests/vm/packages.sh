@@ -3,7 +3,7 @@
 # provider as mroce-ibverbs-provider installs it and the module as DKMS
 # built it from mroce-dkms, with none of the build tree's copies around.
 #
-#   scripts/packages.sh --guest    (it runs, under flock /tmp/mroce-guest.lock:)
+#   scripts/packages.sh --guest    (it runs:)
 #   scripts/vm/run-guest.sh -f build/pkg/guest/provider-root -f build/pkg/guest/mroce.ko \
 #       -f build/tests/mroce-verbs-check -f tests/vm/lib.sh -f tests/vm/topo.sh \
 #       tests/vm/packages.sh -- MULTIARCH
