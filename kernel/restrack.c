@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Driver attributes for `rdma res show qp -dd` (see restrack.h): what a
- * QP's stream and its connection look like now, from nldev's dump, which
- * may sleep and holds none of our locks.
+ * Driver attributes for `rdma res show qp|cq|mr -dd` (see restrack.h):
+ * what a QP's stream and its connection, a CQ's ring and an MR look like
+ * now, from nldev's dump, which may sleep and holds none of our locks.
  */
+#include <rdma/ib_umem.h>
 #include <rdma/restrack.h>
 #include <net/netlink.h>
 
+#include "cq.h"
+#include "mr.h"
 #include "peer.h"
 #include "qp.h"
 #include "restrack.h"
@@ -86,6 +89,88 @@ int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 				      stream_states[v.stream_state] : "?") ||
 	    rdma_nl_put_driver_u32(msg, "msn_next", v.msn_next) ||
 	    rdma_nl_put_driver_u32(msg, "msn_done", v.msn_done)) {
+		nla_nest_cancel(msg, t);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, t);
+	return 0;
+}
+
+int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	u32 size, waiting;
+	bool overflow, mapped;
+	unsigned long flags;
+	struct nlattr *t;
+	u8 notify;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	/* the consumer index may come from user memory: space is clamped */
+	size = cq->q.r.size;
+	waiting = size - mre_ring_space(&cq->q.r);
+	notify = cq->notify;
+	overflow = cq->overflow;
+	mapped = cq->q.mmap;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	t = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!t)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "entries", size) ||
+	    rdma_nl_put_driver_u32(msg, "waiting", waiting) ||
+	    rdma_nl_put_driver_string(msg, "armed",
+				      notify == IB_CQ_NEXT_COMP ? "next" :
+				      notify == IB_CQ_SOLICITED ? "solicited" :
+				      "no") ||
+	    rdma_nl_put_driver_string(msg, "overflow", overflow ? "yes" : "no") ||
+	    rdma_nl_put_driver_string(msg, "ring", mapped ? "user" : "kernel")) {
+		nla_nest_cancel(msg, t);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, t);
+	return 0;
+}
+
+/* IB_ACCESS_* as rdma-core spells them, comma-separated ("-": none) */
+static void access_str(int access, char *buf, size_t len)
+{
+	static const struct { int bit; const char *name; } names[] = {
+		{ IB_ACCESS_LOCAL_WRITE, "lw" },
+		{ IB_ACCESS_REMOTE_WRITE, "rw" },
+		{ IB_ACCESS_REMOTE_READ, "rr" },
+		{ IB_ACCESS_REMOTE_ATOMIC, "ra" },
+		{ IB_ACCESS_MW_BIND, "mw" },
+		{ IB_ZERO_BASED, "zb" },
+		{ IB_ACCESS_ON_DEMAND, "odp" },
+	};
+	size_t n = 0;
+	u32 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(names) && n < len; i++)
+		if (access & names[i].bit)
+			n += scnprintf(buf + n, len - n, "%s%s", n ? "," : "",
+				       names[i].name);
+	if (!n)
+		strscpy(buf, "-", len);
+}
+
+int mroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	const struct mroce_mr *mr = to_mroce_mr(ibmr);	/* fixed once registered */
+	struct nlattr *t;
+	char access[32];
+
+	access_str(mr->access, access, sizeof(access));
+	t = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!t)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_string(msg, "type",
+				      mr->type == MROCE_MR_USER ? "user" : "dma") ||
+	    rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova) ||
+	    rdma_nl_put_driver_string(msg, "access", access) ||
+	    rdma_nl_put_driver_u64(msg, "pages",
+				   mr->umem ? ib_umem_num_pages(mr->umem) : 0)) {
 		nla_nest_cancel(msg, t);
 		return -EMSGSIZE;
 	}
