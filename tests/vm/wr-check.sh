@@ -47,8 +47,8 @@ t_ok "rdma res -dd: an RC QP shows its peer, connection id and state, paths and 
 		echo '$RES' | grep -q 'drv_conn established' && echo '$RES' | grep -Eq 'drv_paths [1-9][0-9]* drv_paths_good [1-9]' &&
 		echo '$RES' | grep -q 'drv_stream_state active'"
 # the same for its CQs and MRs (the checker's user rings and buffers)
-RES=$(rdma res show cq link "$S_DEV/1" -dd 2>&1 | tr '\n' ' ')
-echo "# rdma res show cq link $S_DEV/1 -dd: $(echo "$RES" | cut -c1-300)"
+RES=$(rdma res show cq dev "$S_DEV" -dd 2>&1 | tr '\n' ' ')
+echo "# rdma res show cq dev $S_DEV -dd: $(echo "$RES" | cut -c1-300)"
 t_ok "rdma res -dd: a CQ shows its ring's size and fill, arming, overflow" \
 	bash -c "echo '$RES' | grep -Eq 'drv_entries [1-9][0-9]* drv_waiting [0-9]+ drv_armed (no|next|solicited) drv_overflow no drv_ring user'"
 RES=$(rdma res show mr dev "$S_DEV" -dd 2>&1 | tr '\n' ' ')
