@@ -5,7 +5,9 @@
 # on rdma_rxe and on mroce in turn: lossless, with random loss on every
 # spine link, and with one spine black-holed mid-run without telling
 # anyone. While the black-hole runs go it prints each driver's MB/s every
-# second (perftest's figure for the second before); at the end a table (lossless / lossy / spine down, mroce beside
+# second (perftest's figure for the second before; during the second
+# driver's run, beside it, the first driver's figure for the same second
+# of its own run); at the end a table (lossless / lossy / spine down, mroce beside
 # rxe), the mroce connection's paths after the black hole (which died, its
 # resends, repaths) and the path of a PNG timeline of both drivers' goodput
 # through the failure. About 2 minutes here.

@@ -284,10 +284,23 @@ tl_sleep_until() {	# tl_sleep_until T0 SECS CLIENT-PID EVENTS: note the client's
 		sleep 0.1
 	done
 }
-tl_progress() {	# tl_progress T0 NOW: one line, the client's latest second
-	local bw
-	bw=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { v = $4 } END { print v }' "$TL_CLI" 2>/dev/null)
-	printf '#   %-6s +%2d s  %8s MB/s  %s\n' "$TL_DRV" $(( ($2 - ${1/./}) / 1000000 )) "${bw:-(starting)}" "$TL_WHAT"
+# tl_progress T0 NOW: one line, the client's latest second; with TL_PREV
+# (the client log of the other driver's same run, just before) also what
+# that one did at the same second of its run
+tl_progress() {
+	local bw n s prev=""
+	s=$(( ($2 - ${1/./}) / 1000000 ))
+	# perftest's figure, or its iterations where its TCG clock calibration
+	# failed and printed 0.00 for a second that moved data
+	bw=$(awk -v sz="$SIZE" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { n++; v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / 1048576) } END { print n + 0, v }' "$TL_CLI" 2>/dev/null)
+	n=${bw%% *} bw=${bw#* }	# (no process substitution: the guest has no /dev/fd)
+	if [ -n "${TL_PREV:-}" ] && [ -f "$TL_PREV" ] && [ "${n:-0}" -gt 0 ]; then
+		# the same second of its run: perftest's line number n in both
+		prev=$(awk -v s="$n" -v sz="$SIZE" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ && ++n == s { v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / 1048576) } END { print v }' "$TL_PREV")
+		prev=$(printf '| %s, same second of its run: %s MB/s' "$TL_PREV_DRV" "${prev:--}")
+	fi
+	[ -n "$bw" ] && bw="$bw MB/s"
+	printf '#   %-6s +%2d s  %13s  %-32s %s\n' "$TL_DRV" "$s" "${bw:-(starting)}" "$TL_WHAT" "$prev"
 }
 tl_ctrs() {	# the counters the sampler reads for a driver
 	case $1 in
@@ -386,15 +399,18 @@ for k in $KS; do
 				say "ctl-k$k-$d: client rc $TL_RC, exited at ${TL_EXIT} s; QPs +1 s: $TL_QP1, end: $TL_QPEND"
 			done
 		fi
+		TL_PREV="" TL_PREV_DRV=""
 		for d in "${DL[@]}"; do
 			say "black hole, $k spines, $d"
 			tl_run "$d" "bh-k$k-$d" fab_blackhole SPINE
+			TL_PREV=$PAIR_LOG/bh-k$k-$d.cli TL_PREV_DRV=$d
 			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$d" "bh-k$k-$d" "$TL_SPINE" "$TL_SHARE" "$TL_RC" \
 				"$TL_EXIT" "$TL_QP1" "$TL_QP3" "$TL_QPEND" >> "$R_BH"
 			say "bh-k$k-$d: spine $TL_SPINE (${TL_SHARE}% of fwd bytes), client rc $TL_RC, exited at ${TL_EXIT} s; QPs +1 s: $TL_QP1, +3 s: $TL_QP3, end: $TL_QPEND"
 			fab_restore
 			sleep 1
 		done
+		TL_PREV="" TL_PREV_DRV=""
 		if has "$PARTS" rate && [ "$k" = "${KS%% *}" ]; then
 			fab_set rate="$RATE" limit="$RATE_LIMIT"
 			for d in "${DL[@]}"; do
