@@ -57,22 +57,20 @@ DECLARE_EVENT_CLASS(mroce_conn_class,
 		  __entry->remote_cid, __get_str(why))
 );
 
+#define MROCE_CONN_EVENT(name)						\
+	DEFINE_EVENT(mroce_conn_class, name,				\
+		TP_PROTO(const struct mroce_peer *peer,			\
+			 const struct mre_trace *t),			\
+		TP_ARGS(peer, t))
+
 /* established (why: active, passive) */
-DEFINE_EVENT(mroce_conn_class, mroce_conn_open,
-	TP_PROTO(const struct mroce_peer *peer, const struct mre_trace *t),
-	TP_ARGS(peer, t));
+MROCE_CONN_EVENT(mroce_conn_open);
 /* the peer proved it restarted: what went over the old incarnation fails */
-DEFINE_EVENT(mroce_conn_class, mroce_conn_restart,
-	TP_PROTO(const struct mroce_peer *peer, const struct mre_trace *t),
-	TP_ARGS(peer, t));
+MROCE_CONN_EVENT(mroce_conn_restart);
 /* the peer's RESET named the connection */
-DEFINE_EVENT(mroce_conn_class, mroce_conn_reset,
-	TP_PROTO(const struct mroce_peer *peer, const struct mre_trace *t),
-	TP_ARGS(peer, t));
+MROCE_CONN_EVENT(mroce_conn_reset);
 /* failed (why: connect, dead, close) */
-DEFINE_EVENT(mroce_conn_class, mroce_conn_fail,
-	TP_PROTO(const struct mroce_peer *peer, const struct mre_trace *t),
-	TP_ARGS(peer, t));
+MROCE_CONN_EVENT(mroce_conn_fail);
 
 TRACE_EVENT(mroce_path_state,
 	TP_PROTO(const struct mroce_peer *peer, const struct mre_trace *t),

@@ -801,33 +801,29 @@ def check(args):
                      v for k, v in shown.items() if k not in ("FILES", "SYNOPSIS")))]
     verdict(attrs and not problems, "sysfs attributes (%d)" % len(attrs), "; ".join(problems))
 
+    def both_ways(what, names, section, pattern, source):
+        """every one of @names in @section, and nothing there matching @pattern
+        that @source lacks"""
+        body = shown.get(section, "")
+        missing = [n for n in names if not re.search(r"\b%s\b" % n, body)]
+        stale = sorted(set(re.findall(pattern, body)) - set(names))
+        detail = []
+        if missing:
+            detail.append("not in %s: %s" % (section, ", ".join(missing)))
+        if stale:
+            detail.append("in %s, not in %s: %s" % (section, source, ", ".join(stale)))
+        verdict(names and not detail, "%s (%d)" % (what, len(names)), "; ".join(detail))
+
     # 7. rdma res driver attributes
     drv = ["drv_" + n for n in re.findall(r'rdma_nl_put_driver_\w+\(\s*\w+\s*,\s*"(\w+)"',
                                            read("kernel/restrack.c"))]
-    body = shown.get("RDMA RES", "")
-    missing = [n for n in drv if not re.search(r"\b%s\b" % n, body)]
-    doc_drv = set(re.findall(r"\bdrv_\w+", body))
-    stale = sorted(doc_drv - set(drv))
-    detail = []
-    if missing:
-        detail.append("not in RDMA RES: " + ", ".join(missing))
-    if stale:
-        detail.append("in RDMA RES, not in kernel/restrack.c: " + ", ".join(stale))
-    verdict(drv and not detail, "rdma res attributes (%d)" % len(drv), "; ".join(detail))
+    both_ways("rdma res attributes", drv, "RDMA RES", r"\bdrv_\w+", "kernel/restrack.c")
 
     # 8. tracepoints: every event of kernel/mroce_trace.h, and only those
-    events = re.findall(r"^(?:TRACE_EVENT|DEFINE_EVENT)\((?:\w+,\s*)?(mroce_\w+)",
+    events = re.findall(r"^(?:TRACE_EVENT|DEFINE_EVENT|MROCE_CONN_EVENT)\((?:\w+,\s*)?(mroce_\w+)",
                         read("kernel/mroce_trace.h"), re.M)
-    body = shown.get("TRACEPOINTS", "")
-    missing = [e for e in events if not re.search(r"\b%s\b" % e, body)]
-    stale = sorted(set(re.findall(r"\bmroce_(?:conn|path|repath|loss|cwnd|rate|wc)\w*", body))
-                   - set(events))
-    detail = []
-    if missing:
-        detail.append("not in TRACEPOINTS: " + ", ".join(missing))
-    if stale:
-        detail.append("in TRACEPOINTS, not in kernel/mroce_trace.h: " + ", ".join(stale))
-    verdict(events and not detail, "tracepoints (%d)" % len(events), "; ".join(detail))
+    both_ways("tracepoints", events, "TRACEPOINTS",
+              r"\bmroce_(?:conn|path|repath|loss|cwnd|rate|wc)\w*", "kernel/mroce_trace.h")
 
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0

@@ -213,19 +213,27 @@ MRE_TEST(conn_tail_loss_rto)
 	tail_loss(test, false);
 }
 
+/* four 64 KiB WRITEs with @ppm per million of loss both ways, ACKs included */
+static void lossy_writes(struct kunit *test, struct rig *r, u64 *ppm)
+{
+	u32 i;
+
+	rig_init(test, r, NULL, 5000);
+	r->p->hook = pair_hook_loss;
+	r->p->hook_ctx = ppm;
+	for (i = 0; i < 4; i++)
+		write(r, i * 64 * KB, 64 * KB, i);
+	pair_run(r->p, 2000000000ULL);
+	MRE_EXPECT_EQ(test, r->a->nlog, 4);
+}
+
 MRE_TEST(conn_random_loss_exactly_once)
 {
-	u64 ppm = 50000;	/* 5 % both ways, ACKs included */
+	u64 ppm = 50000;	/* 5 % */
 	struct rig r;
 	u32 i;
 
-	rig_init(test, &r, NULL, 5000);
-	r.p->hook = pair_hook_loss;
-	r.p->hook_ctx = &ppm;
-	for (i = 0; i < 4; i++)
-		write(&r, i * 64 * KB, 64 * KB, i);
-	pair_run(r.p, 2000000000ULL);
-	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	lossy_writes(test, &r, &ppm);
 	for (i = 0; i < r.a->nlog; i++) {
 		MRE_EXPECT_EQ(test, r.a->log[i].wr_id, i);
 		MRE_EXPECT_EQ(test, r.a->log[i].status, MRE_ST_OK);
@@ -252,17 +260,11 @@ static u32 tr_sum(const struct mdl_node *n, u32 ev)
  */
 MRE_TEST(conn_trace_follows_counters)
 {
-	u64 ppm = 30000;	/* 3 % both ways, ACKs included */
+	u64 ppm = 30000;	/* 3 % */
 	struct rig r;
 	u32 i, k;
 
-	rig_init(test, &r, NULL, 5000);
-	r.p->hook = pair_hook_loss;
-	r.p->hook_ctx = &ppm;
-	for (i = 0; i < 4; i++)
-		write(&r, i * 64 * KB, 64 * KB, i);
-	pair_run(r.p, 2000000000ULL);
-	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	lossy_writes(test, &r, &ppm);
 	MRE_EXPECT_GE(test, tr_sum(&r.p->n[0], MRE_TR_LOSS), 5);
 	for (k = 0; k < 2; k++) {
 		const struct mdl_node *n = &r.p->n[k];
