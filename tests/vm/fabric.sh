@@ -24,6 +24,8 @@
 # Client (requester) mroce0 on h1p0 in fh1, server mroce1 on h2p0 in fh2;
 # mroce-xfer's TCP side channel uses the management link (10.254.0.0/24),
 # off the fabric. Logs: $RIG_OUT/fabric-test/ (scripts/vm/runs/NAME/share/out).
+# Every mroce tracepoint is on while it runs (events.trace there): a failure
+# leaves the connection's events (mroce.rst, "Tracepoints").
 if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
 	sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0
 fi
@@ -88,6 +90,14 @@ running() { kill -0 "$1" 2>/dev/null; }
 echo "# kernel $(uname -r), $(nproc) cpus; secs=$SECS planes=$NPLANES plane_mode=$PMODE"
 t_ok "install module and provider" mroce_install
 t_ok "modules" modprobe -a ib_uverbs rdma_ucm veth sch_netem mroce
+# the connection's events (mroce.rst "Tracepoints") while the test runs,
+# kept in $PAIR_LOG/events.trace: what a failure went through
+TR=/sys/kernel/tracing
+[ -d $TR/events ] || mount -t tracefs nodev $TR 2>/dev/null
+if [ -d $TR/events/mroce ]; then
+	echo 16384 > $TR/buffer_size_kb
+	echo 1 > $TR/events/mroce/enable
+fi
 t_here "fabric: 4 spines, $NPLANES plane(s), hosts in fh1 / fh2" fab_up k=4 planes="$NPLANES" hosts=netns
 fab_load
 say "fabric up"
@@ -176,6 +186,9 @@ wait "$CP"; crc=$?
 for ((i = 0; i < 100; i++)); do running "$SP" || break; sleep 0.1; done
 kill "$SP" 2>/dev/null; wait "$SP"; src=$?
 say "transfer done (client rc $crc, server rc $src)"
+[ -d $TR/events/mroce ] && cp $TR/trace "$PAIR_LOG/events.trace"
+grep -E ' mroce_(conn_fail|conn_reset|conn_restart|wc_error): ' "$PAIR_LOG/events.trace" 2>/dev/null |
+	head -5 | cut -c1-200 | sed 's/^/# event: /'
 grep -E '^xfer: [0-9]+ ops|^xfer: [0-9]+ batches|^xfer server|MISMATCH|ERROR' "$PAIR_LOG/main.cli" "$PAIR_LOG/main.srv" | head -12 | sed 's/^/# /'
 t_ok "the transfer completed: client and server exit 0" test "$crc $src" = "0 0"
 t_ok "0 bytes corrupted, 0 checksum mismatches, 0 errors" grep -qE '^xfer: [0-9]+ ops, [0-9]+ bytes verified, 0 bytes corrupted, 0 checksum mismatches, 0 errors' "$PAIR_LOG/main.cli"
