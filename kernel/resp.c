@@ -231,17 +231,29 @@ int mroce_sge_copy(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
 
 /* --- placement ------------------------------------------------------------------ */
 
+/*
+ * The receive a packet's @rsn names, in *@r, for placing into: MRE_SYN_NONE,
+ * or why not (mroce_rq_get(); MRE_SYN_REM_OP for an unusable receive, which
+ * completes in error, in order).
+ */
+static int recv_for(struct mroce_qp *qp, u32 rsn, struct mroce_rwqe **r)
+{
+	int syn;
+
+	*r = mroce_rq_get(qp, rsn, &syn);
+	if (!*r)
+		return syn;
+	return (*r)->bad ? MRE_SYN_REM_OP : MRE_SYN_NONE;
+}
+
 static int place_recv(struct mroce_qp *qp, const struct mre_place *p,
 		      const u8 *data, struct mroce_batch *b)
 {
 	struct mroce_rwqe *r;
-	int syn;
+	int syn = recv_for(qp, p->rsn, &r);
 
-	r = mroce_rq_get(qp, p->rsn, &syn);
-	if (!r)
+	if (syn != MRE_SYN_NONE)
 		return syn;
-	if (r->bad)
-		return MRE_SYN_REM_OP;	/* it completes in error, in order */
 	if (p->mlen > r->length)
 		return MRE_SYN_REM_INV_REQ;
 	/*
@@ -270,11 +282,9 @@ static int place_write(struct mroce_qp *qp, const struct mre_place *p,
 		return MRE_SYN_REM_ACCESS;
 	/* with immediate: its receive must exist before anything lands */
 	if (p->dflags & MRE_DF_RECV && p->dflags & MRE_DF_LAST) {
-		r = mroce_rq_get(qp, p->rsn, &syn);
-		if (!r)
+		syn = recv_for(qp, p->rsn, &r);
+		if (syn != MRE_SYN_NONE)
 			return syn;
-		if (r->bad)
-			return MRE_SYN_REM_OP;
 	}
 	if (!p->mlen)
 		return MRE_SYN_NONE;

@@ -284,19 +284,28 @@ tl_sleep_until() {	# tl_sleep_until T0 SECS CLIENT-PID EVENTS: note the client's
 		sleep 0.1
 	done
 }
+# per_sec CLI-LOG [N]: "LINES MB/s" of perftest's per-second lines, the
+# figure of line N (default: the last); perftest's own, or from its
+# iterations where its TCG clock calibration failed and printed 0.00
+per_sec() {
+	awk -v at="${2:-0}" -v sz="$SIZE" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ && !done {
+		n++
+		v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / 1048576)
+		if (n == at) done = 1
+	} END { print n + 0, v }' "$1" 2>/dev/null
+}
 # tl_progress T0 NOW: one line, the client's latest second; with TL_PREV
 # (the client log of the other driver's same run, just before) also what
 # that one did at the same second of its run
 tl_progress() {
 	local bw n s prev=""
 	s=$(( ($2 - ${1/./}) / 1000000 ))
-	# perftest's figure, or its iterations where its TCG clock calibration
-	# failed and printed 0.00 for a second that moved data
-	bw=$(awk -v sz="$SIZE" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ { n++; v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / 1048576) } END { print n + 0, v }' "$TL_CLI" 2>/dev/null)
+	bw=$(per_sec "$TL_CLI")
 	n=${bw%% *} bw=${bw#* }	# (no process substitution: the guest has no /dev/fd)
 	if [ -n "${TL_PREV:-}" ] && [ -f "$TL_PREV" ] && [ "${n:-0}" -gt 0 ]; then
 		# the same second of its run: perftest's line number n in both
-		prev=$(awk -v s="$n" -v sz="$SIZE" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ && ++n == s { v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / 1048576) } END { print v }' "$TL_PREV")
+		prev=$(per_sec "$TL_PREV" "$n")
+		[ "${prev%% *}" -ge "$n" ] && prev=${prev#* } || prev=""
 		prev=$(printf '| %s, same second of its run: %s MB/s' "$TL_PREV_DRV" "${prev:--}")
 	fi
 	[ -n "$bw" ] && bw="$bw MB/s"
