@@ -265,8 +265,12 @@ static void data_sent(struct mre_conn *c, u32 tsn, struct mre_path *p,
  * A READ response packet can no longer be built (the MR, or the right to
  * read it, went away under the READ). The TSN may be a resend of one the
  * peer already holds: it carries nothing now (a NOP), and the NAK takes a
- * new TSN, so that it reaches the requester either way; the stream fails
- * (once: later packets of the READ just become NOPs).
+ * new TSN, so that it reaches the requester either way (once per READ).
+ * A first transmission that fails is our error: the stream fails. A
+ * resend that fails is not, by itself: the requester may have the whole
+ * response already and be done with it (a ULP invalidates the MR as soon
+ * as it has the result: NVMe-oF, NFS/RDMA), and then it drops the NAK
+ * (mre_stream_nak_rx()); if it does not have it, the NAK fails its READ.
  */
 static void read_resp_gone(struct mre_conn *c, struct mre_txd *t)
 {
@@ -276,9 +280,15 @@ static void read_resp_gone(struct mre_conn *c, struct mre_txd *t)
 	mre_tsn_nop(t);
 	if (!s || s->conn != c || s->state == MRE_STREAM_ERROR)
 		return;
-	if (!mre_tsn_nak(c, s->id, s->remote_id, msn, MRE_SYN_REM_ACCESS))
-		c->ep->ctr.nak_overflow++;
-	mre_stream_fail(s, MRE_ST_LOC_ACCESS);
+	if (!s->rd_gone || s->rd_gone_msn != msn) {
+		if (!mre_tsn_nak(c, s->id, s->remote_id, msn,
+				 MRE_SYN_REM_ACCESS))
+			c->ep->ctr.nak_overflow++;
+		s->rd_gone = true;
+		s->rd_gone_msn = msn;
+	}
+	if (!t->xmits)
+		mre_stream_fail(s, MRE_ST_LOC_ACCESS);
 }
 
 /* (re)transmit TSN @tsn on path @p (@cur: its WQE, if at hand) */

@@ -301,6 +301,21 @@ void mre_stream_msg_failed(struct mre_stream *s, u32 msn, enum mre_status st)
 	mre_stream_complete(s);
 }
 
+/*
+ * Do we hold the whole response to our READ or ATOMIC @msn? Then a NAK for
+ * it is stale: the responder failed to resend what we had (read_resp_gone()
+ * in send.c), and the message stands.
+ */
+static bool response_held(const struct mre_stream *s, u32 msn)
+{
+	u32 i;
+
+	for (i = 0; i < MRE_RD_SLOTS; i++)
+		if (s->rq[i].state == MRE_SLOT_DONE && s->rq[i].msn == msn)
+			return true;
+	return false;
+}
+
 void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 {
 	/*
@@ -315,7 +330,8 @@ void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 	 * msn is the wire's: only a message sent and not yet completed can
 	 * fail (a stale or future one would hide the real failure's msn).
 	 */
-	if (seq_lt(msn, s->comp_msn) || seq_gt(msn, s->tx_msn)) {
+	if (seq_lt(msn, s->comp_msn) || seq_gt(msn, s->tx_msn) ||
+	    response_held(s, msn)) {
 		s->conn->ep->ctr.drop_inv_req++;
 		return;
 	}

@@ -102,6 +102,8 @@ struct mre_stream {
 	u32 rs_tail;		/* next rdsn the gate will start */
 	bool rx_err;		/* requests from rx_err_msn on are discarded */
 	u32 rx_err_msn;
+	bool rd_gone;		/* the READ rd_gone_msn's response was NAKed */
+	u32 rd_gone_msn;
 };
 
 /* build the next new packet of @s into @d (TSN not yet set); false: none */

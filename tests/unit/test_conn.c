@@ -580,8 +580,10 @@ static bool hook_mute0(struct pair *p, u32 from, const struct pair_pkt *pk,
  * is being generated (the embedder's check at each packet, xmit). The
  * requester's ACKs are held back meanwhile, so the responder resends
  * packets the requester already has: the NAK must still reach it (on a
- * TSN of its own), and the READ completes with REM_ACCESS; the
- * responder's stream fails.
+ * TSN of its own), and the READ, whose response the requester does not
+ * have in full, completes with REM_ACCESS. Only resends failed, so the
+ * responder's stream goes on (a resend may be of data the requester has
+ * finished with: conn_read_done_then_revoked).
  */
 MRE_TEST(conn_read_right_revoked)
 {
@@ -610,8 +612,62 @@ MRE_TEST(conn_read_right_revoked)
 	pair_run(r.p, 1000000000ULL);
 	MRE_ASSERT(test, r.a->nlog == 2);
 	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_REM_ACCESS);
-	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_LOC_ACCESS);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_nak, 1);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.drop_stream, 0);
+}
+
+/*
+ * A READ's whole response has arrived and the READ has completed, but the
+ * requester's ACKs were lost, so the responder resends response packets;
+ * meanwhile the responder's MR went away (as a ULP invalidates an FRWR MR
+ * once the peer has its data: NVMe-oF's host, when the target's response
+ * arrives). The resends become NOPs and one NAK, which the requester,
+ * holding the response, drops: the READ stands, neither stream fails, and
+ * the next message goes through.
+ */
+/* drop every packet from node 0 once the READ (its second message) is done */
+static bool hook_mute0_after(struct pair *p, u32 from, const struct pair_pkt *pk,
+			     u64 n, u64 *extra_delay)
+{
+	return from == 0 && ((struct mdl_qp *)p->hook_ctx)->nlog >= 2;
+}
+
+MRE_TEST(conn_read_done_then_revoked)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 12 * KB };
+	struct rig r;
+	u8 *lbuf;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	lbuf = MRE_ALLOC(test, w.len);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	r.p->hook = hook_mute0_after;
+	r.p->hook_ctx = r.a;
+	mdl_post_send(r.a, &w, lbuf, 2);
+	for (i = 0; i < 100000 && r.a->nlog < 2; i++)
+		pair_run(r.p, 1000);	/* the response arrives in full */
+	MRE_ASSERT(test, r.a->nlog == 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_OK);
+	MRE_EXPECT(test, same(lbuf, r.dst, w.len));
+	r.mr->access &= ~(u32)MDL_ACC_RREAD;	/* before anything is resent */
+	pair_run(r.p, 30000000);	/* no ACK: the responder resends, and cannot */
+	MRE_EXPECT(test, r.p->n[1].ep.ctr.tx_nak >= 1);
+	r.p->hook = NULL;
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT(test, r.p->n[0].ep.ctr.rx_nak >= 1);
+	MRE_EXPECT(test, r.p->n[0].ep.ctr.drop_inv_req >= 1);
+	MRE_EXPECT_EQ(test, r.a->fatal, 0);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+	write(&r, 0, 4 * KB, 3);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 3);
+	MRE_EXPECT_EQ(test, r.a->log[2].status, MRE_ST_OK);
 }
 
 /* a READ arriving on a UC stream is refused: nothing is read, no NAK */
@@ -1180,6 +1236,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_atomic_resp_offset_refused),
 	  MRE_CASE(conn_nak_stale_msn_ignored),
 	  MRE_CASE(conn_read_right_revoked),
+	  MRE_CASE(conn_read_done_then_revoked),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_tail_loss_tlp),
