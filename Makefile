@@ -45,7 +45,8 @@ DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] incl
 # checkpatch comes from the kernel source the KUnit step unpacks
 LINUX_SRC ?= $(CURDIR)/scripts/vm/src/linux-source-6.1
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
-MY_SOURCES = $(wildcard kernel/*.[ch] provider/*.[ch] include/uapi/rdma/*.h tests/vm/*.c)
+MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] provider/*.[ch] include/uapi/rdma/*.h \
+	tests/vm/*.c tests/kmod/*.[ch]))
 # provider/ and tests/vm/ are userspace: the kernel's __printf()/__alias()
 # wrappers do not exist there
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,PREFER_DEFINED_ATTRIBUTE_MACRO
@@ -57,6 +58,7 @@ host: unit ring sim
 module:
 	@test -d $(KDIR) || { echo "no kernel headers at $(KDIR): run scripts/setup.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod modules
 
 provider:
 	$(MAKE) -C provider O=$(O)
@@ -173,6 +175,7 @@ sparse:
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean >/dev/null 2>&1
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean >/dev/null 2>&1
 	rm -rf $(O)
 
 .PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check wireshark-check layers \

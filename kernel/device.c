@@ -68,6 +68,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.uverbs_abi_ver = MROCE_ABI_VERSION,
 
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
+	.alloc_mr = mroce_alloc_mr,
 	.alloc_mw = mroce_alloc_mw,
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
@@ -96,6 +97,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.get_hw_stats = mroce_get_hw_stats,
 	.get_link_layer = mroce_get_link_layer,
 	.get_port_immutable = mroce_get_port_immutable,
+	.map_mr_sg = mroce_map_mr_sg,
 	.mmap = mroce_mmap,
 	.mmap_free = mroce_mmap_free,
 	.modify_qp = mroce_modify_qp,
@@ -111,7 +113,9 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.query_qp = mroce_query_qp,
 	.query_srq = mroce_query_srq,
 	.reg_user_mr = mroce_reg_user_mr,
+	.reg_user_mr_dmabuf = mroce_reg_user_mr_dmabuf,
 	.req_notify_cq = mroce_req_notify_cq,
+	.rereg_user_mr = mroce_rereg_user_mr,
 	.resize_cq = mroce_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),

@@ -77,3 +77,4 @@ MODULE_ALIAS_RDMA_LINK("mroce");
 MODULE_DESCRIPTION("mroce: soft RDMA over any netdev with the MetaRoCE multipath transport");
 MODULE_AUTHOR("mroce developers");
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_IMPORT_NS(DMA_BUF);

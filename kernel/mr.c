@@ -2,6 +2,7 @@
 /*
  * Memory regions (see mr.h).
  */
+#include <linux/dma-buf.h>
 #include <linux/highmem.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -9,10 +10,6 @@
 
 #include "mr.h"
 #include "mroce.h"
-
-#define mroce_dbg_mr(mr, fmt, ...)					\
-	ibdev_dbg((mr)->ibmr.device, "mr %#x %s: " fmt, (mr)->ibmr.lkey,\
-		  __func__, ##__VA_ARGS__)
 
 static int mroce_mr_add(struct mroce_dev *mdev, struct mroce_mr *mr)
 {
@@ -26,8 +23,9 @@ static int mroce_mr_add(struct mroce_dev *mdev, struct mroce_mr *mr)
 	if (err < 0)
 		return err;
 	mr->id = id;
-	mr->ibmr.lkey = id << 8 | (get_random_u32() & 0xff);
-	mr->ibmr.rkey = mr->ibmr.lkey;
+	mr->key = id << 8 | (get_random_u32() & 0xff);
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
 	return 0;
 }
 
@@ -84,6 +82,125 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* ibv_reg_dmabuf_mr: [@offset, @offset + @length) of the dma-buf @fd */
+struct ib_mr *mroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access, struct ib_udata *udata)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);
+	struct mroce_mr *mr;
+	u64 end;
+	int err;
+
+	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
+		       IB_ACCESS_RELAXED_ORDERING))
+		return ERR_PTR(-EOPNOTSUPP);	/* MW_BIND: user MRs only */
+	if (!length || length > MROCE_MAX_MR_SIZE ||
+	    check_add_overflow(offset, length, &end))
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->dmabuf = dma_buf_get(fd);
+	if (IS_ERR(mr->dmabuf)) {
+		err = PTR_ERR(mr->dmabuf);
+		goto err_free;
+	}
+	err = -EINVAL;
+	if (end > mr->dmabuf->size)
+		goto err_put;
+	err = dma_buf_vmap(mr->dmabuf, &mr->dmabuf_map);
+	if (err) {
+		err = -EOPNOTSUPP;	/* the exporter has no kernel mapping */
+		goto err_put;
+	}
+	if (mr->dmabuf_map.is_iomem) {
+		err = -EOPNOTSUPP;
+		goto err_vunmap;
+	}
+	mr->kva = (u8 *)mr->dmabuf_map.vaddr + offset;
+	mr->type = MROCE_MR_DMABUF;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = length;
+	err = mroce_mr_add(mdev, mr);
+	if (err)
+		goto err_vunmap;
+	mroce_dbg_mr(mr, "dma-buf %zu B, [%llu +%llu] iova %#llx access %#x\n",
+		     mr->dmabuf->size, offset, length, iova, access);
+	return &mr->ibmr;
+
+err_vunmap:
+	dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
+err_put:
+	dma_buf_put(mr->dmabuf);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * ibv_rereg_mr: always a new MR with new keys, which the core puts in the
+ * old one's place before it deregisters the old one. A copy into the old
+ * MR may be under way: that dereg waits for it, and from then on its keys
+ * find nothing, so a peer still naming them gets a remote access error,
+ * never the new pages. Without IB_MR_REREG_TRANS the same range is pinned
+ * again (new rights may need a writable pin). Windows bound to the old MR
+ * become unusable, as when it is deregistered.
+ */
+struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct mroce_mr *mr = to_mroce_mr(ibmr);
+
+	if (mr->type != MROCE_MR_USER)
+		return ERR_PTR(-EINVAL);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->start;
+		length = mr->length;
+		iova = mr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	mroce_dbg_mr(mr, "rereg flags %#x\n", flags);
+	return mroce_reg_user_mr(ibpd, start, length, iova, access, udata);
+}
+
+/* FRWR (frwr.c): room for @max_num_sg pages, no valid key yet */
+struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg)
+{
+	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);
+	struct mroce_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EINVAL);	/* no SG_GAPS, no integrity */
+	if (!max_num_sg || max_num_sg > MROCE_MAX_FRPL)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->frpl = kvcalloc(max_num_sg, sizeof(*mr->frpl), GFP_KERNEL);
+	if (!mr->frpl) {
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
+	}
+	mr->type = MROCE_MR_FRWR;
+	mr->max_pages = max_num_sg;
+	spin_lock_init(&mr->lock);
+	err = mroce_mr_add(mdev, mr);
+	if (err) {
+		kvfree(mr->frpl);
+		kfree(mr);
+		return ERR_PTR(err);
+	}
+	mroce_dbg_mr(mr, "frwr, %u pages\n", max_num_sg);
+	return &mr->ibmr;
+}
+
 /* the PD's local_dma_lkey and kernel ULPs' global MRs: all kernel memory */
 struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
 {
@@ -119,7 +236,12 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	mroce_dbg_mr(mr, "\n");
 	if (mr->umem)
 		ib_umem_release(mr->umem);
+	if (mr->dmabuf) {
+		dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
+		dma_buf_put(mr->dmabuf);
+	}
 	kvfree(mr->pages);
+	kvfree(mr->frpl);
 	kfree_rcu(mr, rcu);
 	return 0;
 }
@@ -132,7 +254,8 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *mdev, struct ib_pd *pd,
 
 	rcu_read_lock();
 	mr = xa_load(&mdev->mrs, key >> 8);
-	if (!mr || mr->ibmr.lkey != key || !refcount_inc_not_zero(&mr->refs))
+	if (mr && !(mr->type == MROCE_MR_FRWR ? mroce_frwr_hold(mr, key) :
+		    mr->key == key && refcount_inc_not_zero(&mr->refs)))
 		mr = NULL;
 	rcu_read_unlock();
 	if (!mr)
@@ -165,6 +288,17 @@ void mroce_mr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
 			memcpy((void *)(uintptr_t)addr, buf, len);
 		else
 			memcpy(buf, (void *)(uintptr_t)addr, len);
+		return;
+	}
+	if (mr->type == MROCE_MR_FRWR) {
+		mroce_frwr_copy(mr, addr, buf, len, to_mr);
+		return;
+	}
+	if (mr->type == MROCE_MR_DMABUF) {
+		if (to_mr)
+			memcpy(mr->kva + (addr - mr->iova), buf, len);
+		else
+			memcpy(buf, mr->kva + (addr - mr->iova), len);
 		return;
 	}
 	va = mr->start + (addr - mr->iova);
@@ -325,12 +459,12 @@ out:
 	return st;
 }
 
-bool mroce_mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check)
+/* RCU held */
+static bool mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check)
 {
 	struct mroce_mw *mw;
 	bool ok = false;
 
-	rcu_read_lock();
 	mw = mw_lookup(qp, rkey);
 	/* o10-37.2.26: a type 1 MW is not invalidated, it is unbound */
 	if (mw && mw->ibmw.type == IB_MW_TYPE_2) {
@@ -341,6 +475,22 @@ bool mroce_mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check)
 			mw->bound = false;
 		spin_unlock_bh(&mw->lock);
 	}
+	return ok;
+}
+
+bool mroce_key_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check)
+{
+	struct mroce_mr *mr;
+	bool ok;
+
+	rcu_read_lock();
+	/* an MR index or an MW's (reserved: NULL there), never both */
+	mr = xa_load(&to_mroce_dev(qp->device)->mrs, rkey >> 8);
+	if (mr)
+		ok = mr->type == MROCE_MR_FRWR &&
+		     mroce_frwr_invalidate(qp, mr, rkey, remote, check);
+	else
+		ok = mw_invalidate(qp, rkey, remote, check);
 	rcu_read_unlock();
 	return ok;
 }

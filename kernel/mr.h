@@ -7,9 +7,10 @@
  * device's MR xarray. A lookup (mroce_mr_get()) checks the whole key, the
  * PD, the access rights and that the range lies inside the region, and
  * returns the MR with a reference; the datapath holds it only for the copy
- * at hand. Posted WQEs keep keys, not MRs, so deregistering never waits for
- * the network: dereg removes the key (no new lookup can find it) and waits
- * for the few copies in progress, then unpins the pages. A WQE that names a
+ * at hand (it takes no lock and calls nothing while it holds one). Posted
+ * WQEs keep keys, not MRs, so deregistering never waits for the network:
+ * dereg removes the key (no new lookup can find it) and waits for the few
+ * copies in progress, then unpins the pages. A WQE that names a
  * key that is gone fails with a protection error when it is used.
  *
  * Memory windows (type 1 and type 2B) take their index from the same key
@@ -24,11 +25,38 @@
  * in the QP's SQ order (req.c); each MW's binding is guarded by its lock. A
  * type 2 MW is bound to the QP that bound it (2B) and is free again when
  * that QP is destroyed.
+ *
+ * A dma-buf MR is reached through the exporter's kernel mapping
+ * (dma_buf_vmap(), held from registration to dereg): the device uses the
+ * CPU, so an exporter without a vmap, or memory the CPU cannot reach as
+ * plain memory (I/O memory), is refused with EOPNOTSUPP. The exporter
+ * keeps the buffer resident while it is mapped; there is no move_notify
+ * to follow.
+ *
+ * Fast registration (FRWR, kernel ULPs only): alloc_mr makes an MR with
+ * room for max_num_sg pages and no valid key; map_mr_sg fills its page
+ * list (kernel virtual addresses: the device uses the core's virtual DMA,
+ * so a DMA address is the kernel address of the byte); IB_WR_REG_MR, in
+ * the QP's SQ order, makes the mapping valid under the WR's key (its index
+ * is the MR's, the low byte the ULP's: ib_update_fast_reg_key()) and
+ * access. LOCAL_INV, or a SEND_WITH_INV from the peer, makes it invalid
+ * again, and returns only once no copy into or out of the MR is in
+ * progress: after the invalidation completes, nothing touches the pages,
+ * so the ULP may unmap and reuse them. Lookups of an FRWR MR take its lock
+ * (valid, key, the mapping: consistent with what REG_MR wrote), so a
+ * lookup either comes before the invalidation (and the invalidation waits
+ * for its copy) or fails. REG_MR on a valid MR, a key of another MR, an
+ * MR of another PD or rights beyond IB_ACCESS_* fails with
+ * IB_WC_MW_BIND_ERR; LOCAL_INV of a key that is not valid with
+ * IB_WC_LOC_PROT_ERR. A peer may invalidate only an MR of the QP's PD,
+ * valid under that key, registered with a remote right
+ * (IB_WC_REM_INV_REQ_ERR otherwise, as for type 2 MWs).
  */
 #ifndef MROCE_MR_H
 #define MROCE_MR_H
 
 #include <linux/completion.h>
+#include <linux/iosys-map.h>
 #include <linux/refcount.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -38,18 +66,35 @@ struct mroce_dev;
 enum mroce_mr_type {
 	MROCE_MR_USER,		/* pinned user pages, addresses are iovas */
 	MROCE_MR_DMA,		/* kernel: addresses are kernel virtual */
+	MROCE_MR_FRWR,		/* kernel: a page list, valid between REG_MR and invalidation */
+	MROCE_MR_DMABUF,	/* user: a dma-buf, through its kernel mapping */
 };
+
+/* FRWR: the most pages one MR maps (max_fast_reg_page_list_len) */
+#define MROCE_MAX_FRPL		512
 
 struct mroce_mr {
 	struct ib_mr ibmr;
 	enum mroce_mr_type type;
 	u32 id;			/* xarray index: key >> 8 */
+	u32 key;		/* lkey == rkey in force (FRWR: REG_MR's; ibmr's is the ULP's) */
 	int access;		/* IB_ACCESS_* */
 	u64 iova;		/* first byte, as the peer names it */
 	u64 length;
 	struct ib_umem *umem;
 	struct page **pages;	/* USER: page i covers user VA (start & PAGE_MASK) + i pages */
 	unsigned long start;	/* USER: user VA of iova */
+	struct dma_buf *dmabuf;	/* DMABUF: referenced, vmapped */
+	struct iosys_map dmabuf_map;
+	u8 *kva;		/* DMABUF: the kernel address of iova */
+	/* FRWR: lock guards valid, key, access, iova, length, npages, page_shift */
+	spinlock_t lock;
+	bool valid;		/* REG_MR ran; no invalidation since */
+	u64 *frpl;		/* page i at kernel address frpl[i], max_pages of them */
+	u32 max_pages;
+	u32 nmap;		/* pages map_mr_sg wrote */
+	u32 npages;		/* pages of the valid mapping */
+	u32 page_shift;		/* its page size */
 	refcount_t refs;	/* 1 while registered + copies in progress */
 	struct completion done;	/* refs reached zero */
 	struct rcu_head rcu;
@@ -81,10 +126,20 @@ static inline struct mroce_mw *to_mroce_mw(struct ib_mw *ibmw)
 /* ib_device_ops */
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
+struct ib_mr *mroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				       u64 length, u64 iova, int fd,
+				       int access, struct ib_udata *udata);
+struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				  u64 length, u64 iova, int access,
+				  struct ib_pd *ibpd, struct ib_udata *udata);
 struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access);
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int mroce_dealloc_mw(struct ib_mw *ibmw);
+struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int mroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
 
 /*
  * The MR @key of @pd covering [@addr, @addr + @len) with all of @access,
@@ -95,6 +150,24 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *mdev, struct ib_pd *pd,
 			      u32 key, u64 addr, u64 len, int access,
 			      bool remote);
 void mroce_mr_put(struct mroce_mr *mr);
+
+/* --- inside mr.c and frwr.c ----------------------------------------------- */
+
+#define mroce_dbg_mr(mr, fmt, ...)					\
+	ibdev_dbg((mr)->ibmr.device, "mr %#x %s: " fmt, (mr)->ibmr.lkey,\
+		  __func__, ##__VA_ARGS__)
+
+/*
+ * FRWR: a reference on @mr if it is valid under @key, checked under its
+ * lock. RCU held.
+ */
+bool mroce_frwr_hold(struct mroce_mr *mr, u32 key);
+/* FRWR: mroce_mr_copy() of a valid mapping */
+void mroce_frwr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
+		     bool to_mr);
+/* FRWR: mroce_key_invalidate() of @mr, which @key names; RCU held */
+bool mroce_frwr_invalidate(struct ib_qp *qp, struct mroce_mr *mr, u32 key,
+			   bool remote, bool check);
 
 /*
  * What an rkey that came off the wire for @qp may touch: the MR @rkey
@@ -115,12 +188,19 @@ struct mroce_mr *mroce_rkey_get(struct ib_qp *qp, u32 rkey, u64 addr, u64 len,
 enum ib_wc_status mroce_mw_bind(struct ib_qp *qp, u32 mw_key, u32 new_rkey,
 				u32 mr_key, u64 addr, u64 len, int access);
 /*
- * Invalidate the type 2 MW @rkey of @qp's PD: LOCAL_INV (@remote false),
- * or SEND_WITH_INV arriving on @qp (@remote: the MW must be bound, by
- * @qp). @check: only say whether it would succeed. MRs cannot be
- * invalidated. Returns true on success.
+ * IB_WR_REG_MR on @qp: the FRWR MR @key names becomes valid under @key
+ * with @access and the pages map_mr_sg gave it. IB_WC_SUCCESS or
+ * IB_WC_MW_BIND_ERR.
  */
-bool mroce_mw_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check);
+enum ib_wc_status mroce_mr_fast_reg(struct ib_qp *qp, u32 key, int access);
+/*
+ * Invalidate @rkey of @qp's PD: an FRWR MR, or a type 2 MW. LOCAL_INV
+ * (@remote false), or SEND_WITH_INV arriving on @qp (@remote: the MR must
+ * have a remote right; the MW must be bound, by @qp). @check: only say
+ * whether it would succeed. Other MRs cannot be invalidated. Returns true
+ * on success; an MR's copies in progress have ended by then.
+ */
+bool mroce_key_invalidate(struct ib_qp *qp, u32 rkey, bool remote, bool check);
 /* @qp is being destroyed: the type 2 MWs it bound are free again */
 void mroce_mw_qp_gone(struct ib_qp *qp);
 

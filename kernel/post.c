@@ -8,6 +8,7 @@
 #include "ah.h"
 #include "batch.h"
 #include "comp.h"
+#include "mr.h"
 #include "post.h"
 #include "qp.h"
 #include "req.h"
@@ -16,11 +17,24 @@
 /* what a kernel WR may not be on @qp: -EOPNOTSUPP unknown, -EINVAL not here */
 static int check_opcode(const struct mroce_qp *qp, u32 opcode)
 {
-	const struct mroce_wr_op *o = mroce_wr_op(opcode);
+	const struct mroce_wr_op *o = mroce_qp_wr_op(qp, opcode);
 
-	if (!o || o->flags & MROCE_WR_USER)
+	if (!o)
 		return -EOPNOTSUPP;	/* no kernel verb binds an MW */
 	return o->qp_types & mroce_qp_type_bit(qp) ? 0 : -EINVAL;
+}
+
+/*
+ * IB_WR_REG_MR: the key (the MR's index, the ULP's low byte) and access
+ * it takes when it runs; the pages are what map_mr_sg gave the MR.
+ */
+static int sqe_reg_mr(struct mroce_sqe *e, const struct ib_reg_wr *wr)
+{
+	if (wr->key >> 8 != to_mroce_mr(wr->mr)->id)
+		return -EINVAL;
+	e->rkey = wr->key;
+	e->bind_access = wr->access;
+	return 0;
 }
 
 /* the WR's data: inline bytes copied now, or its SGEs */
@@ -65,11 +79,13 @@ static int sqe_from_wr(struct mroce_qp *qp, struct mroce_sqe *e,
 
 	if (err)
 		return err;
-	o = mroce_wr_op(wr->opcode);
+	o = mroce_qp_wr_op(qp, wr->opcode);
 	memset(e, 0, sizeof(*e));
 	e->wr_id = wr->wr_id;
 	e->opcode = wr->opcode;
 	e->send_flags = wr->send_flags;
+	if (wr->opcode == IB_WR_REG_MR)
+		return sqe_reg_mr(e, reg_wr(wr));
 	/* the rkey to invalidate shares imm_data's place, in host order */
 	e->imm_data = o->flags & MROCE_WR_INV ? wr->ex.invalidate_rkey :
 			(__force u32)wr->ex.imm_data;

@@ -426,7 +426,7 @@ static void reset_queues(struct mroce_qp *qp)
 		qs[i]->r.prod = 0;
 		qs[i]->r.cons = 0;
 	}
-	qp->sq_taken = qp->sq_done = qp->sq_base = 0;
+	qp->sq_taken = qp->sq_done = qp->sq_base = qp->sq_local_end = 0;
 	qp->rq_taken = qp->rq_done = qp->rq_base = 0;
 	/* receives claimed from an SRQ are dropped, as RESET drops WQEs */
 	if (qp->srq)

@@ -96,6 +96,7 @@ struct mroce_swqe {
 		};
 	};
 	u8 status;		/* IB_WC_SUCCESS or the local error it ends with */
+	bool keys_later;	/* SGE keys checked once the local WQE before ran */
 	union {
 		struct mroce_sge sge[0];
 		u8 inl[0];
@@ -134,6 +135,7 @@ struct mroce_qp {
 	u32 sq_taken;
 	u32 sq_done;
 	u32 sq_base;
+	u32 sq_local_end;		/* 1 + the index of the last local WQE taken */
 	spinlock_t sq_post_lock;
 
 	struct mroce_queue rq;		/* not on an SRQ */

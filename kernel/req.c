@@ -32,18 +32,51 @@ static_assert((int)IB_UVERBS_WR_BIND_MW == (int)IB_WR_BIND_MW &&
 	      (int)IB_UVERBS_WC_LOCAL_INV == (int)IB_WC_LOCAL_INV &&
 	      (int)IB_UVERBS_WC_FETCH_ADD == (int)IB_WC_FETCH_ADD);
 
+/* IB_WR_REG_MR: kernel QPs only, run in SQ order (mr.h) */
+static const struct mroce_wr_op reg_mr_op = {
+	.qp_types = MROCE_QPT_RC,
+	.flags = MROCE_WR_LOCAL,
+	.wc_opcode = IB_WC_REG_MR,
+};
+
+const struct mroce_wr_op *mroce_qp_wr_op(const struct mroce_qp *qp,
+					 u32 opcode)
+{
+	const struct mroce_wr_op *o = mroce_wr_op(opcode);
+
+	if (opcode == IB_WR_REG_MR && !qp->user)
+		return &reg_mr_op;
+	/* kernel ULPs have no MW binding WR */
+	if (o && o->flags & MROCE_WR_USER && !qp->user)
+		return NULL;
+	return o;
+}
+
 /* --- taking WQEs: copy, validate ------------------------------------------- */
 
-static u8 check_sges(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
-		     int access, u32 *total)
+/* the sum of the SGEs' lengths, into *@total, or a local length error */
+static u8 sges_len(const struct mroce_sge *sge, u32 n, u32 *total)
 {
 	u64 sum = 0;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		sum += sge[i].length;
+	if (sum > MROCE_MAX_MSG)
+		return IB_WC_LOC_LEN_ERR;
+	*total = sum;
+	return IB_WC_SUCCESS;
+}
+
+/* every SGE's key names memory of the QP's PD it may use for @access */
+static u8 sges_keys(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
+		    int access)
+{
 	u32 i;
 
 	for (i = 0; i < n; i++) {
 		struct mroce_mr *mr;
 
-		sum += sge[i].length;
 		if (!sge[i].length)
 			continue;
 		mr = mroce_mr_get(mroce_qp_dev(qp), qp->ibqp.pd, sge[i].lkey,
@@ -52,14 +85,22 @@ static u8 check_sges(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
 			return IB_WC_LOC_PROT_ERR;
 		mroce_mr_put(mr);
 	}
-	if (sum > MROCE_MAX_MSG)
-		return IB_WC_LOC_LEN_ERR;
-	*total = sum;
 	return IB_WC_SUCCESS;
 }
 
+/*
+ * Is a local WQE (a registration, an invalidation, a bind) among those
+ * before SQ index @idx that have not completed? Then the keys @idx's SGEs
+ * name are checked only once that one ran: REG_MR then a WQE that uses the
+ * new key is a legal chain, and so is LOCAL_INV then one that must fail.
+ */
+static bool local_before(const struct mroce_qp *qp, u32 idx)
+{
+	return qp->sq_local_end - qp->sq_done - 1 < idx - qp->sq_done;
+}
+
 /* the data of a message WQE: inline bytes, or its SGEs, checked */
-static void take_data(struct mroce_qp *qp, const struct mroce_sqe *e,
+static void take_data(struct mroce_qp *qp, u32 idx, const struct mroce_sqe *e,
 		      struct mroce_swqe *w, const struct mroce_wr_op *o)
 {
 	u32 room = qp->swq_stride - sizeof(*w), n = READ_ONCE(e->num_sge);
@@ -82,8 +123,13 @@ static void take_data(struct mroce_qp *qp, const struct mroce_sqe *e,
 	}
 	memcpy(w->sge, e->sge, n * sizeof(*w->sge));
 	w->num_sge = n;
-	w->status = check_sges(qp, w->sge, n, o->local_access, &len);
+	w->status = sges_len(w->sge, n, &len);
 	w->length = len;
+	if (w->status)
+		return;
+	w->keys_later = local_before(qp, idx);
+	if (!w->keys_later)
+		w->status = sges_keys(qp, w->sge, n, o->local_access);
 	if (w->status)
 		return;
 	if (o->len && len != o->len)
@@ -115,23 +161,25 @@ static void sq_take(struct mroce_qp *qp, u32 idx)
 	w->remote_qpn = READ_ONCE(e->remote_qpn);
 	w->qkey = READ_ONCE(e->remote_qkey);
 	w->status = IB_WC_SUCCESS;
+	w->keys_later = false;
 	w->num_sge = 0;
 	w->length = 0;
 
-	o = mroce_wr_op(w->opcode);
-	/* kernel ULPs have no MW binding WR (MROCE_WR_USER) */
-	if (!o || !(o->qp_types & mroce_qp_type_bit(qp)) ||
-	    (o->flags & MROCE_WR_USER && !qp->user)) {
+	o = mroce_qp_wr_op(qp, w->opcode);
+	if (!o || !(o->qp_types & mroce_qp_type_bit(qp))) {
 		w->status = IB_WC_LOC_QP_OP_ERR;
 		return;
 	}
-	if (w->opcode == IB_WR_BIND_MW) {
+	/* REG_MR: the key in rkey, the access in bind_access */
+	if (w->opcode == IB_WR_BIND_MW || w->opcode == IB_WR_REG_MR) {
 		w->bind_lkey = READ_ONCE(e->bind_lkey);
 		w->bind_access = READ_ONCE(e->bind_access);
 		w->bind_mw = READ_ONCE(e->bind_mw_rkey);
 	}
-	if (!(o->flags & MROCE_WR_LOCAL))
-		take_data(qp, e, w, o);	/* LOCAL_INV: imm is the rkey, no data */
+	if (o->flags & MROCE_WR_LOCAL)
+		qp->sq_local_end = idx + 1;	/* LOCAL_INV: imm is the rkey */
+	else
+		take_data(qp, idx, e, w, o);
 }
 
 /*
@@ -169,7 +217,7 @@ static void sq_check(struct mroce_qp *qp)
 static void send_cqe(struct mroce_qp *qp, struct mroce_swqe *w,
 		     enum ib_wc_status st, struct mroce_batch *b)
 {
-	const struct mroce_wr_op *o = mroce_wr_op(w->opcode);
+	const struct mroce_wr_op *o = mroce_qp_wr_op(qp, w->opcode);
 	struct mroce_cqe cqe = {
 		.wr_id = w->wr_id,
 		.status = st,
@@ -231,17 +279,22 @@ void mroce_req_flush(struct mroce_qp *qp, enum ib_wc_status first,
 static enum ib_wc_status run_one_local(struct mroce_qp *qp,
 					const struct mroce_swqe *w)
 {
-	if (w->opcode == IB_WR_BIND_MW)
+	switch (w->opcode) {
+	case IB_WR_BIND_MW:
 		return mroce_mw_bind(&qp->ibqp, w->bind_mw, w->rkey,
 				     w->bind_lkey, w->raddr, w->compare_add,
 				     w->bind_access);
-	return mroce_mw_invalidate(&qp->ibqp, w->imm, false, false) ?
-	       IB_WC_SUCCESS : IB_WC_LOC_PROT_ERR;
+	case IB_WR_REG_MR:
+		return mroce_mr_fast_reg(&qp->ibqp, w->rkey, w->bind_access);
+	default:	/* LOCAL_INV */
+		return mroce_key_invalidate(&qp->ibqp, w->imm, false, false) ?
+		       IB_WC_SUCCESS : IB_WC_LOC_PROT_ERR;
+	}
 }
 
-static bool is_local(const struct mroce_swqe *w)
+static bool is_local(const struct mroce_qp *qp, const struct mroce_swqe *w)
 {
-	const struct mroce_wr_op *o = mroce_wr_op(w->opcode);
+	const struct mroce_wr_op *o = mroce_qp_wr_op(qp, w->opcode);
 
 	return o && o->flags & MROCE_WR_LOCAL;
 }
@@ -263,7 +316,7 @@ static bool run_local(struct mroce_qp *qp, struct mroce_batch *b)
 		struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done);
 		enum ib_wc_status st;
 
-		if (w->status || !is_local(w))
+		if (w->status || !is_local(qp, w))
 			break;
 		st = run_one_local(qp, w);
 		if (st) {
@@ -304,6 +357,24 @@ static bool sq_has(struct mroce_qp *qp, u32 idx)
 }
 
 /*
+ * Every local WQE before @w has run: the keys of its SGEs are checked now
+ * if they were not when it was taken. A bad one ends the QP, in order.
+ */
+static struct mroce_swqe *keys_now(struct mroce_qp *qp, struct mroce_swqe *w)
+{
+	const struct mroce_wr_op *o = mroce_qp_wr_op(qp, w->opcode);
+
+	if (!w->keys_later)
+		return w;
+	w->keys_later = false;
+	w->status = sges_keys(qp, w->sge, w->num_sge, o->local_access);
+	if (!w->status)
+		return w;
+	sq_check(qp);
+	return NULL;
+}
+
+/*
  * Message @msn exists when it has been posted, copied and found valid. A
  * message already under way stays readable in any state (its packets may
  * have to be resent, e.g. while the SQ drains); a new one starts only in
@@ -331,8 +402,8 @@ static struct mroce_swqe *sq_get(struct mroce_qp *qp, u32 msn,
 		w = mroce_swqe(qp, idx);
 		if (w->status)
 			return NULL;
-		if (!is_local(w))
-			return w;
+		if (!is_local(qp, w))
+			return keys_now(qp, w);
 		/* it runs when all before it are done; then @msn is the next */
 		if (!run_local(qp, b))
 			return NULL;

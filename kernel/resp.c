@@ -257,12 +257,13 @@ static int place_recv(struct mroce_qp *qp, const struct mre_place *p,
 	if (p->mlen > r->length)
 		return MRE_SYN_REM_INV_REQ;
 	/*
-	 * SEND with invalidate: the rkey must name a type 2 MW bound by this
-	 * QP. Checked here, where a NAK can still answer it; invalidated in
+	 * SEND with invalidate: the rkey must name a valid FRWR MR of the
+	 * QP's PD with a remote right, or a type 2 MW bound by this QP.
+	 * Checked here, where a NAK can still answer it; invalidated in
 	 * order, when the receive completes (mroce_resp_recv_done()).
 	 */
 	if (p->dflags & MRE_DF_INV && p->dflags & MRE_DF_LAST &&
-	    !mroce_mw_invalidate(&qp->ibqp, p->imm, true, true))
+	    !mroce_key_invalidate(&qp->ibqp, p->imm, true, true))
 		return MRE_SYN_REM_INV_REQ;
 	if (mroce_sge_copy(qp, r->sge, r->num_sge, p->offset, (void *)data,
 			   p->len, true))
@@ -418,10 +419,10 @@ void mroce_resp_recv_done(struct mre_stream *s, const struct mre_recv_done *rd)
 	}
 	if (rd->dflags & MRE_DF_INV && rd->status == MRE_ST_OK) {
 		/*
-		 * Checked when it arrived; if the MW changed since (a local
+		 * Checked when it arrived; if the key changed since (a local
 		 * invalidate or dealloc raced it) it is not valid either way.
 		 */
-		mroce_mw_invalidate(&qp->ibqp, rd->imm, true, false);
+		mroce_key_invalidate(&qp->ibqp, rd->imm, true, false);
 		cqe.imm_data = rd->imm;		/* the rkey, host order */
 		cqe.wc_flags = MROCE_WC_WITH_INV;
 	}

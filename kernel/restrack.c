@@ -157,20 +157,25 @@ static void access_str(int access, char *buf, size_t len)
 
 int mroce_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
-	const struct mroce_mr *mr = to_mroce_mr(ibmr);	/* fixed once registered */
+	static const char * const types[] = {
+		[MROCE_MR_USER] = "user", [MROCE_MR_DMA] = "dma",
+		[MROCE_MR_FRWR] = "frwr", [MROCE_MR_DMABUF] = "dmabuf",
+	};
+	/* fixed once registered; an FRWR MR's as of its last REG_MR */
+	const struct mroce_mr *mr = to_mroce_mr(ibmr);
 	struct nlattr *t;
 	char access[32];
 
-	access_str(mr->access, access, sizeof(access));
+	access_str(READ_ONCE(mr->access), access, sizeof(access));
 	t = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!t)
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_string(msg, "type",
-				      mr->type == MROCE_MR_USER ? "user" : "dma") ||
-	    rdma_nl_put_driver_u64_hex(msg, "iova", mr->iova) ||
+	if (rdma_nl_put_driver_string(msg, "type", types[mr->type]) ||
+	    rdma_nl_put_driver_u64_hex(msg, "iova", READ_ONCE(mr->iova)) ||
 	    rdma_nl_put_driver_string(msg, "access", access) ||
 	    rdma_nl_put_driver_u64(msg, "pages",
-				   mr->umem ? ib_umem_num_pages(mr->umem) : 0)) {
+				   mr->umem ? ib_umem_num_pages(mr->umem) :
+				   READ_ONCE(mr->npages))) {
 		nla_nest_cancel(msg, t);
 		return -EMSGSIZE;
 	}

@@ -13,6 +13,7 @@
 #include <rdma/ib_mad.h>
 #include <rdma/mroce-abi.h>
 
+#include "mr.h"
 #include "qp.h"
 #include "verbs.h"
 #include "mroce.h"
@@ -68,7 +69,9 @@ int mroce_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
 				 IB_DEVICE_MEM_WINDOW |
-				 IB_DEVICE_MEM_WINDOW_TYPE_2B;
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
+	attr->max_fast_reg_page_list_len = MROCE_MAX_FRPL;
 	/* `rdma link delete` is how a soft device is removed */
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;

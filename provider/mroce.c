@@ -119,8 +119,10 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.query_port = mroce_query_port,
 	.query_qp = mroce_query_qp,
 	.query_srq = mroce_query_srq,
+	.reg_dmabuf_mr = mroce_reg_dmabuf_mr,
 	.reg_mr = mroce_reg_mr,
 	.req_notify_cq = mroce_req_notify_cq,
+	.rereg_mr = mroce_rereg_mr,
 };
 
 /* what a kernel with MROCE_CAP_RESIZE_CQ adds */

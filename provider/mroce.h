@@ -120,7 +120,12 @@ int mroce_destroy_cq(struct ibv_cq *ibcq);
 int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access);
+struct ibv_mr *mroce_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				   size_t length, uint64_t iova, int fd,
+				   int access);
 int mroce_dereg_mr(struct verbs_mr *vmr);
+int mroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access);
 struct ibv_mw *mroce_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
 int mroce_dealloc_mw(struct ibv_mw *ibmw);
 struct ibv_qp *mroce_create_qp(struct ibv_pd *ibpd,

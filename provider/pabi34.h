@@ -281,6 +281,11 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_rereg_mr core_payload;
+};
+
 struct ibv_create_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_qp core_payload;
@@ -395,6 +400,14 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
@@ -616,6 +629,8 @@ PABI34_SIZE(ibv_alloc_pd, 16);
 PABI34_MEMBER(ibv_alloc_pd, hdr, 0, 8);
 PABI34_MEMBER(ibv_alloc_pd, core_payload, 8, 8);
 
+PABI34_SIZE(ibv_rereg_mr, 56);
+PABI34_MEMBER(ibv_rereg_mr, core_payload, 8, 48);
 PABI34_SIZE(verbs_mr, 56);
 PABI34_MEMBER(verbs_mr, ibv_mr, 0, 48);
 PABI34_MEMBER(verbs_mr, mr_type, 48, 4);

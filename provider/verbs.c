@@ -241,6 +241,44 @@ struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	return &mr->vmr.ibv_mr;
 }
 
+/* the kernel reaches the dma-buf through its exporter's kernel mapping */
+struct ibv_mr *mroce_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				   size_t length, uint64_t iova, int fd,
+				   int access)
+{
+	struct mroce_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = ibv_cmd_reg_dmabuf_mr(ibpd, offset, length, iova, fd, access,
+				    &mr->vmr);
+	if (err) {
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+	return &mr->vmr.ibv_mr;
+}
+
+/*
+ * The kernel always makes a new MR (new lkey and rkey, which libibverbs
+ * copies into the ibv_mr); libibverbs has checked the flags.
+ */
+int mroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		   void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+}
+
 int mroce_dereg_mr(struct verbs_mr *vmr)
 {
 	int err = ibv_cmd_dereg_mr(vmr);

@@ -32,6 +32,13 @@
  * each packet is built). The caller makes the response late (wr-check.sh
  * delays the responder's packets with netem).
  *
+ *	mroce-wr-check --dmabuf DEV_A GIDX_A DEV_B GIDX_B
+ *
+ * checks only ibv_reg_dmabuf_mr, with a buffer of the test exporter
+ * tests/kmod/mroce_dmabuf_exp.ko (loaded by the caller): WRITE, READ and
+ * SEND into it land where they should, a range past its end and an fd that
+ * is not a dma-buf are refused.
+ *
  *	mroce-wr-check --idle-recv SECS DEV_A GIDX_A DEV_B GIDX_B
  *
  * connects an RC pair, posts two receives on B's QP, prints "idle-recv:
@@ -49,9 +56,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <infiniband/verbs.h>
 
 #include "tap.h"
+#include "../kmod/mroce_dmabuf_exp.h"
 
 #define BUF	65536
 #define QKEY	0x11111111u
@@ -1301,6 +1312,200 @@ static void check_mr_access(struct side *a, struct side *b)
 	free(e.buf);
 }
 
+/* ---- ibv_reg_dmabuf_mr ----------------------------------------------------- */
+
+/*
+ * A buffer of the test exporter (tests/kmod/mroce_dmabuf_exp.ko), mapped
+ * here, registered on b with ibv_reg_dmabuf_mr: a WRITE, a READ and a SEND
+ * from a land where they should (checked through the mapping); a range past
+ * the dma-buf and an fd that is not one are refused.
+ */
+static void check_dmabuf(struct side *a, struct side *b)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ;
+	struct mroce_dmabuf_create c = { .size = MWBUF };
+	struct mwenv e = { .a = a, .b = b };
+	struct ibv_mr *mr, *bad;
+	struct ibv_wc wc;
+	uint8_t *map;
+	int dev, st, ok;
+
+	dev = open(MROCE_DMABUF_DEV, O_RDWR);
+	if (dev < 0 || ioctl(dev, MROCE_DMABUF_CREATE, &c))
+		die("the test exporter (" MROCE_DMABUF_DEV ")");
+	map = mmap(NULL, MWBUF, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap of the dma-buf");
+	mr = ibv_reg_dmabuf_mr(b->pd, 0, MWBUF, (uintptr_t)map, c.fd, rw);
+	check(mr != NULL, "dmabuf: ibv_reg_dmabuf_mr of a 64 KiB dma-buf");
+	if (!mr)
+		return;
+	bad = ibv_reg_dmabuf_mr(b->pd, 4096, MWBUF, 0, c.fd, rw);
+	check(!bad && errno == EINVAL,
+	      "dmabuf: a range past the dma-buf's end: EINVAL");
+	bad = ibv_reg_dmabuf_mr(b->pd, 0, 4096, 0, dev, rw);
+	check(!bad, "dmabuf: an fd that is not a dma-buf is refused");
+
+	e.buf = map;
+	pair_open(&e);		/* the buffer is GUARD now */
+	fill(a->buf, 8192, 21);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 100, 5000);
+	check(st == IBV_WC_SUCCESS && !memcmp(map + 100, a->buf, 5000) &&
+	      map[99] == GUARD && map[5100] == GUARD,
+	      "dmabuf: an RDMA WRITE lands in the dma-buf's pages");
+	fill(map + 20000, 3000, 22);
+	memset(a->buf, 0, 3000);
+	st = rdma(&e, IBV_WR_RDMA_READ, mr->rkey, 20000, 3000);
+	check(st == IBV_WC_SUCCESS && !memcmp(a->buf, map + 20000, 3000),
+	      "dmabuf: an RDMA READ reads them");
+	memset(map, GUARD, MWBUF);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, MWBUF - 8, 16);
+	refused(&e, st, "dmabuf: a WRITE across the MR's end");
+	pair_close(&e);
+
+	pair_open(&e);
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)map + 40000,
+				       .length = 2000, .lkey = mr->lkey };
+		struct ibv_recv_wr r = { .wr_id = 0xd1, .sg_list = &sge,
+					 .num_sge = 1 }, *br;
+
+		if (ibv_post_recv(e.qb, &r, &br))
+			die("dmabuf recv");
+	}
+	fill(a->buf, 2000, 23);
+	ibv_wr_start(e.xa);
+	e.xa->wr_id = 0xd2;
+	e.xa->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(e.xa);
+	ibv_wr_set_sge(e.xa, a->mr->lkey, (uintptr_t)a->buf, 2000);
+	ok = !ibv_wr_complete(e.xa) &&
+	     expect_wc(a->cq, 0xd2, IBV_WC_SEND, &wc) &&
+	     expect_wc(b->cq, 0xd1, IBV_WC_RECV, &wc);
+	check(ok && !memcmp(map + 40000, a->buf, 2000),
+	      "dmabuf: a SEND into a receive in the dma-buf");
+	pair_close(&e);
+
+	check(!ibv_dereg_mr(mr), "dmabuf: dereg");
+	munmap(map, MWBUF);
+	close(c.fd);
+	close(dev);
+}
+
+/* ---- ibv_rereg_mr ---------------------------------------------------------- */
+
+/*
+ * Re-registration: translation, rights and PD each take effect (the old
+ * keys and pages are dead, the new ones work), and a WRITE racing a
+ * re-registration of its target either lands in the old pages or is
+ * refused, never in the new ones.
+ */
+static void check_rereg(struct side *a, struct side *b)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ;
+	struct mwenv e = { .a = a, .b = b };
+	uint8_t *buf1, *buf2, *cur;
+	struct ibv_pd *pd2;
+	struct ibv_mr *mr;
+	uint32_t old;
+	int st, i, bad;
+
+	buf1 = aligned_alloc(4096, MWBUF);
+	buf2 = aligned_alloc(4096, MWBUF);
+	pd2 = ibv_alloc_pd(b->ctx);
+	if (!buf1 || !buf2 || !pd2)
+		die("rereg buffers");
+	mr = ibv_reg_mr(b->pd, buf1, MWBUF, rw);
+	if (!mr)
+		die("rereg MR");
+	e.buf = buf1;
+	memset(a->buf, 0x11, MWBUF);	/* what every WRITE here writes: not GUARD */
+
+	pair_open(&e);
+	memset(buf2, GUARD, MWBUF);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 0, 64);
+	check(st == IBV_WC_SUCCESS, "rereg: WRITE before");
+	old = mr->rkey;
+	st = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf2,
+			  MWBUF, 0);
+	check(!st && mr->rkey != old && mr->addr == buf2,
+	      "rereg: CHANGE_TRANSLATION to another buffer: new keys");
+	memset(buf1, GUARD, MWBUF);
+	e.buf = buf2;		/* rdma() aims at e.buf + offset */
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 128, 64);
+	check(st == IBV_WC_SUCCESS && buf2[128] != GUARD && buf1[128] == GUARD,
+	      "rereg: WRITE with the new rkey lands in the new buffer only");
+	e.buf = buf1;
+	memset(buf2, GUARD, MWBUF);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, old, 0, 64);
+	check(st == IBV_WC_REM_ACCESS_ERR && buf1[0] == GUARD &&
+	      buf2[0] == GUARD,
+	      "rereg: WRITE with the old rkey is refused, neither buffer written");
+	pair_close(&e);
+
+	e.buf = buf2;
+	pair_open(&e);
+	st = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0,
+			  IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	check(!st, "rereg: CHANGE_ACCESS to remote read only");
+	st = rdma(&e, IBV_WR_RDMA_READ, mr->rkey, 0, 64);
+	check(st == IBV_WC_SUCCESS, "rereg: READ allowed by the new rights");
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 0, 64);
+	refused(&e, st, "rereg: WRITE the new rights no longer allow");
+	pair_close(&e);
+
+	pair_open(&e);
+	st = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD | IBV_REREG_MR_CHANGE_ACCESS,
+			  pd2, NULL, 0, rw);
+	check(!st && mr->pd == pd2, "rereg: CHANGE_PD to a second PD");
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 0, 64);
+	refused(&e, st, "rereg: WRITE from a QP of the old PD");
+	pair_close(&e);
+	st = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, b->pd, NULL, 0, 0);
+	check(!st, "rereg: CHANGE_PD back");
+	cur = buf2;
+
+	/* a 64 KiB WRITE racing the re-registration of its target */
+	bad = 0;
+	for (i = 0; i < 20 && !bad; i++) {
+		uint8_t *from = cur, *to = cur == buf1 ? buf2 : buf1;
+		struct ibv_wc wc;
+		size_t k;
+
+		e.buf = from;
+		pair_open(&e);		/* from: guard */
+		memset(to, GUARD, MWBUF);
+		ibv_wr_start(e.xa);
+		e.xa->wr_id = 0xa1;
+		e.xa->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_rdma_write(e.xa, mr->rkey, (uintptr_t)from);
+		ibv_wr_set_sge(e.xa, a->mr->lkey, (uintptr_t)a->buf, MWBUF);
+		if (ibv_wr_complete(e.xa))
+			die("racing WRITE");
+		if (ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, to,
+				 MWBUF, 0))
+			bad = 1;
+		cur = to;
+		st = wc_status(a->cq, 0xa1, &wc);
+		if (st != IBV_WC_SUCCESS && st != IBV_WC_REM_ACCESS_ERR)
+			bad = 2;
+		for (k = 0; k < MWBUF; k++)
+			if (to[k] != GUARD)
+				bad = 3;
+		if (bad)
+			printf("#   round %d: %d (%s)\n", i, bad,
+			       st < 0 ? "none" : ibv_wc_status_str(st));
+		pair_close(&e);
+	}
+	check(!bad, "rereg: 20 WRITEs racing a CHANGE_TRANSLATION: SUCCESS or REM_ACCESS_ERR, never into the new pages");
+
+	check(!ibv_dereg_mr(mr) && !ibv_dealloc_pd(pd2), "rereg: dereg");
+	free(buf1);
+	free(buf2);
+}
+
 static void check_uc(struct side *a, struct side *b)
 {
 	struct ibv_qp *qa = qp_ex(a, IBV_QPT_UC, UC_OPS, NULL);
@@ -1730,7 +1935,9 @@ static void idle_recv(struct side *a, struct side *b, int secs)
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
-	int gone = argc > 1 && !strcmp(argv[1], "--sink-gone");
+	int gone = argc > 1 && (!strcmp(argv[1], "--sink-gone") ||
+				!strcmp(argv[1], "--dmabuf"));
+	int dmabuf = gone && !strcmp(argv[1], "--dmabuf");
 	int idle = argc > 2 && !strcmp(argv[1], "--idle-recv") ? atoi(argv[2]) : 0;
 
 	if (idle) {
@@ -1748,7 +1955,7 @@ int main(int argc, char **argv)
 	}
 
 	if (argc != 5 + gone) {
-		fprintf(stderr, "usage: %s [--sink-gone] DEV_A GIDX_A DEV_B GIDX_B\n",
+		fprintf(stderr, "usage: %s [--sink-gone|--dmabuf] DEV_A GIDX_A DEV_B GIDX_B\n",
 			argv[0]);
 		return 2;
 	}
@@ -1756,6 +1963,11 @@ int main(int argc, char **argv)
 	argv += gone;
 	side_open(&a, argv[1], atoi(argv[2]));
 	side_open(&b, argv[3], atoi(argv[4]));
+	if (dmabuf) {
+		check_dmabuf(&a, &b);
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
+	}
 	if (gone) {
 		sink_gone(&a, &b, 0);
 		sink_gone(&a, &b, 1);
@@ -1768,6 +1980,7 @@ int main(int argc, char **argv)
 	check_ud(&a, &b);
 	check_mw(&a, &b);
 	check_mr_access(&a, &b);
+	check_rereg(&a, &b);
 	check_uc(&a, &b);
 	check_mcast(&a, &b);
 	printf("%d passed, %d failed\n", passed, failed);

@@ -2,9 +2,11 @@
 # Guest test of the extended QP (ibv_create_qp_ex, ibv_wr_*): mroce-wr-check
 # between two mroce devices in two network namespaces (topo_netns), then
 # the applications that use it (ibv_rc_pingpong -N) next to the same ones on
-# the old API and perftest, to show nothing regressed.
+# the old API and perftest, to show nothing regressed. Also re-registration
+# (in the checker's main run) and dma-buf MRs (--dmabuf, with the test
+# exporter tests/kmod/mroce_dmabuf_exp.ko in the share).
 #
-#   scripts/vm/run-guest.sh -P -t 200 tests/vm/wr-check.sh
+#   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_dmabuf_exp.ko -t 200 tests/vm/wr-check.sh
 . /mnt/host/lib.sh
 PAIR_LOG=${RIG_OUT:-/tmp}/wr-check	# pair logs: scripts/vm/runs/NAME/share/out/wr-check/
 . /mnt/host/topo.sh
@@ -35,6 +37,17 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/sink-gone.out &&
 	echo "ok - READ/ATOMIC into a deregistered MR: LOC_PROT_ERR; a READ whose right went: not SUCCESS ($(tail -1 /tmp/sink-gone.out))" && T_PASS=$((T_PASS + 1)) ||
 	{ echo "not ok - READ/ATOMIC into a deregistered MR, READ whose right went"; T_FAIL=$((T_FAIL + 1)); }
 "${SX[@]}" tc qdisc del dev "$S_IF" root
+
+# ibv_reg_dmabuf_mr, with the test exporter's buffers (Debian's kernel has
+# no udmabuf)
+t_ok "load the test dma-buf exporter" insmod /mnt/host/mroce_dmabuf_exp.ko
+echo "# mroce-wr-check --dmabuf"
+timeout 60 mroce-wr-check --dmabuf "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/dmabuf.out" /tmp/dmabuf.out |
+	sed 's/^/#   /'
+grep -q '^[0-9]* passed, 0 failed$' /tmp/dmabuf.out &&
+	echo "ok - dma-buf MRs: WRITE, READ, SEND into them; bad ranges and fds refused ($(tail -1 /tmp/dmabuf.out))" && T_PASS=$((T_PASS + 1)) ||
+	{ echo "not ok - dma-buf MRs"; T_FAIL=$((T_FAIL + 1)); }
+t_ok "unload the exporter (every buffer released)" rmmod mroce_dmabuf_exp
 
 # rdma res show qp -dd: the driver's view of an RC QP (restrack.c)
 mroce-wr-check --idle-recv 4 "$C_DEV" "$CG" "$S_DEV" "$SG" > /tmp/idle.out 2>&1 &

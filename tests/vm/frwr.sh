@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# Guest test of fast registration (FRWR) for kernel ULPs: the kernel test
+# module tests/kmod/mroce_frwr_test.ko runs its cases (page sizes other than
+# PAGE_SIZE and an SG offset, REG_MR then LOCAL_INV then access, key
+# rotation and stale keys, remote invalidation, another PD's key refused)
+# between two mroce devices on a veth pair in init_net, where kernel ULPs
+# live; then the same module on two rdma_rxe devices, reported, not asserted
+# (a comparison: what rxe does in the same cases).
+#
+#   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_frwr_test.ko -t 300 tests/vm/frwr.sh
+. /mnt/host/lib.sh
+. /mnt/host/topo.sh
+KO=/mnt/host/mroce_frwr_test.ko
+
+t_ok "install mroce" mroce_install
+t_ok "load mroce and rdma_rxe" bash -c '. /mnt/host/topo.sh; driver_load mroce && driver_load rxe'
+topo_init || { echo "not ok - topology"; exit 1; }
+t_ok "devices mA/mB (mroce), rA/rB (rxe) on vethA/vethB" bash -c \
+	'rdma link add mA type mroce netdev vethA && rdma link add mB type mroce netdev vethB &&
+	 rdma link add rA type rxe netdev vethA && rdma link add rB type rxe netdev vethB'
+t_ok "ports ACTIVE, IPv4 GIDs" t_wait 10 bash -c \
+	". /mnt/host/topo.sh; for d in mA rA; do gid_index \$d $C_IP; done && for d in mB rB; do gid_index \$d $S_IP; done"
+
+# frwr DEV_A DEV_B: load the module on them; its log lines; "failed" in $FAILED
+frwr() {
+	local ga gb
+	ga=$(gid_index "$1" "$C_IP") gb=$(gid_index "$2" "$S_IP")
+	dmesg -c >/dev/null
+	if ! timeout 120 insmod "$KO" dev_a="$1" dev_b="$2" gid_a="$ga" gid_b="$gb"; then
+		FAILED=load
+		return
+	fi
+	FAILED=$(cat /sys/module/mroce_frwr_test/parameters/failed)
+	dmesg | sed -n 's/.*mroce_frwr_test: //p' > "/tmp/frwr-$1.log"
+	rmmod mroce_frwr_test
+}
+
+before=$(res_counts mA)
+frwr mA mB
+sed 's/^/#   mroce: /' /tmp/frwr-mA.log
+t_ok "the FRWR cases pass on mroce ($(tail -1 /tmp/frwr-mA.log))" test "$FAILED" = 0
+t_ok "all 49 checks ran" test "$(grep -cE '^(not )?ok' /tmp/frwr-mA.log)" = 49
+t_ok "the module left no objects on mA ($(res_counts mA))" test "$(res_counts mA)" = "$before"
+
+frwr rA rB
+sed 's/^/#   rxe: /' /tmp/frwr-rA.log
+echo "# rdma_rxe, for comparison (not asserted): $(tail -1 /tmp/frwr-rA.log 2>/dev/null), failed=$FAILED"
+
+t_done
