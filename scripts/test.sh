@@ -57,13 +57,15 @@ step guest needs=module,provider,rig-image \
 step guest-datapath needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 1800 -n ci-datapath tests/vm/datapath.sh
 step guest-wr needs=module,provider,rig-image \
-  scripts/vm/run-guest.sh -P -t 900 -n ci-wr tests/vm/wr-check.sh
+  scripts/vm/run-guest.sh -P -f tests/kmod/mroce_dmabuf_exp.ko -t 900 -n ci-wr tests/vm/wr-check.sh
 step guest-cq needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-cq tests/vm/cq-check.sh
 step guest-hostile needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 600 -n ci-hostile tests/vm/hostile.sh
 step guest-trace needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
+step guest-frwr needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -f tests/kmod/mroce_frwr_test.ko -t 300 -n ci-frwr tests/vm/frwr.sh
 step packages needs=module,provider,rig-image scripts/packages.sh --guest
 # guest-fabric has a known, pre-existing failure (roughly one run in five
 # here): after the black hole and the plane going down, the client's paths
@@ -77,6 +79,14 @@ fabric_twice() {
   env GUEST_T=600 RUN_NAME=ci-fabric-2 tests/vm/fabric.sh --boot
 }
 step guest-fabric needs=module,provider,rig-image fabric_twice
+# kernel ULPs on mroce (issue 11): NVMe-oF and NFS over RDMA, in the
+# storage image (fio, nvme-cli, NFS tools: RIG_STORAGE=1)
+step rig-storage needs=rig-fetch \
+  env RIG_STORAGE=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
+step guest-nvme needs=module,provider,rig-storage \
+  env GUEST_T=1200 RUN_NAME=ci-nvme tests/vm/nvme.sh --boot driver=mroce
+step guest-nfs needs=module,provider,rig-storage \
+  env GUEST_T=900 RUN_NAME=ci-nfs tests/vm/nfs.sh --boot driver=mroce
 step rig-python needs=rig-fetch \
   env RIG_PYTHON=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
 step pyverbs needs=module,provider,rig-python \

@@ -6,6 +6,10 @@
 #   scripts/vm/build-initramfs.sh [--help]
 #   env: RIG_PYTHON=1   build the pyverbs variant, build/initramfs-py.cpio
 #                       (needs fetch-debs.sh with RIG_PYTHON=1)
+#        RIG_STORAGE=1  build the storage variant, build/initramfs-storage.cpio:
+#                       fio, nvme-cli, nfsd/mount.nfs/rpcbind and the
+#                       NVMe-oF/NFS modules (STORAGE_MODULES; needs
+#                       fetch-debs.sh with RIG_STORAGE=1)
 #        GUEST_MODULES  kernel modules to pack (see config.sh)
 #
 # Contents: busybox-static (every applet), bash (tests run under bash:
@@ -15,6 +19,7 @@
 # guest/init as /init. Our own build outputs are not in the image: they come
 # through the 9p share at run time (run-guest.sh -P).
 # Outputs: build/vmlinux, build/vmlinuz, build/config, build/initramfs.cpio
+# (or initramfs-py.cpio, initramfs-storage.cpio)
 set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 . "$(dirname "$0")/config.sh"
@@ -22,6 +27,12 @@ case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esa
 PY=${RIG_PYTHON:-0}
 IMG=$BUILD/initramfs.cpio RFS=$BUILD/rootfs
 if [ "$PY" = 1 ]; then IMG=$BUILD/initramfs-py.cpio RFS=$BUILD/rootfs-py; fi
+ST=${RIG_STORAGE:-0}
+if [ "$ST" = 1 ]; then
+  [ "$PY" = 1 ] && { echo "RIG_PYTHON=1 and RIG_STORAGE=1 are separate images" >&2; exit 1; }
+  IMG=$BUILD/initramfs-storage.cpio RFS=$BUILD/rootfs-storage
+  GUEST_MODULES="$GUEST_MODULES $STORAGE_MODULES"
+fi
 LIBDIR=usr/lib/x86_64-linux-gnu
 t0=$(now)
 rm -rf "$RFS"; mkdir -p "$RFS"/{usr/bin,usr/sbin,usr/lib64,$LIBDIR,etc,proc,sys,dev,tmp,run,mnt/host,root,var}
@@ -29,7 +40,7 @@ ln -s usr/bin "$RFS/bin"; ln -s usr/sbin "$RFS/sbin"; ln -s usr/lib "$RFS/lib"; 
 ln -s ../run "$RFS/var/run"
 
 declare -A LIBS=()
-SLIBPATH="$STAGE/$LIBDIR:$STAGE/lib/x86_64-linux-gnu:$STAGE/$LIBDIR/libibverbs"
+SLIBPATH="$STAGE/$LIBDIR:$STAGE/lib/x86_64-linux-gnu:$STAGE/$LIBDIR/libibverbs:$STAGE/$LIBDIR/ceph"  # ceph: librados's RUNPATH
 add_libs() {   # add_libs ELF...: remember the shared libraries they need
   local f l
   for f in "$@"; do
@@ -96,6 +107,19 @@ if [ "$PY" = 1 ]; then
   rm -rf "$RFS/usr/lib/python3.11/test" "$RFS/usr/lib/python3.11/idlelib"
 fi
 
+if [ "$ST" = 1 ]; then
+  [ -e "$STAGE/usr/bin/fio" ] || { echo "run RIG_STORAGE=1 fetch-debs.sh first" >&2; exit 1; }
+  add_bin usr/bin usr/bin/fio
+  add_bin usr/sbin usr/sbin/nvme
+  # NFS: server (rpc.nfsd, rpc.mountd, exportfs), client (mount.nfs), rpcbind
+  add_bin usr/sbin usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs usr/sbin/nfsstat \
+    sbin/mount.nfs sbin/showmount sbin/rpcbind usr/bin/rpcinfo
+  for k in mount.nfs4 umount.nfs umount.nfs4; do ln -sf mount.nfs "$RFS/usr/sbin/$k"; done
+  mkdir -p "$RFS/var/lib/nfs/rpc_pipefs" "$RFS/var/lib/nfs/v4recovery" "$RFS/etc/nvme"
+  cp "$STAGE/etc/netconfig" "$RFS/etc/" 2>/dev/null || true   # libtirpc (rpcbind, mount.nfs)
+  : > "$RFS/etc/exports"
+fi
+
 # the libraries, and the loader
 for l in "${!LIBS[@]}"; do
   case "$l" in
@@ -110,6 +134,10 @@ cp -L "$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ {print $NF; exit}')" "$RFS/
 # minimal /etc
 printf 'root:x:0:0:root:/root:/bin/sh\n' > "$RFS/etc/passwd"
 printf 'root:x:0:\n' > "$RFS/etc/group"
+if [ "$ST" = 1 ]; then  # rpcbind drops to _rpc; nfsd maps root squash to nobody
+  printf '_rpc:x:101:65534::/run/rpcbind:/bin/false\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >> "$RFS/etc/passwd"
+  printf 'nogroup:x:65534:\n' >> "$RFS/etc/group"
+fi
 printf '127.0.0.1 localhost rig\n::1 localhost\n' > "$RFS/etc/hosts"
 printf 'hosts: files\nnetworks: files\nprotocols: files\nservices: files\n' > "$RFS/etc/nsswitch.conf"
 cp /etc/protocols /etc/services "$RFS/etc/" 2>/dev/null || true

@@ -27,6 +27,26 @@ PY_PKGS=${PY_PKGS:-"python3-pyverbs python3.11 python3.11-minimal libpython3.11 
   libpython3.11-minimal libexpat1 libffi8 libsqlite3-0 libncursesw6 libreadline8
   libuuid1 libbz2-1.0 libcrypt1 libgdbm6 libnsl2 media-types"}
 
+# Optional image variant for the storage ULP tests (RIG_STORAGE=1):
+# NVMe over Fabrics (tests/vm/nvme.sh: fio, nvme-cli) and NFS over RDMA
+# (tests/vm/nfs.sh: nfsd's and the client's tools, rpcbind). fio links
+# librados/librbd/libgfapi, whose closure (ICU, gnutls, krb5, boost) is
+# ~70 MB: too much for the main image. libc6/libgcc-s1/libstdc++6 come from
+# the host like the main image's libc.
+STORAGE_PKGS=${STORAGE_PKGS:-"fio libaio1 libgfapi0 libgfrpc0 libgfxdr0 libglusterfs0 libnbd0 libnuma1
+  libpmem1 libpmemblk1 librados2 librbd1 libboost-thread1.74.0 libacl1 libargon2-1 libblkid1
+  libcom-err2 libcryptsetup12 libdaxctl1 libdevmapper1.02.1 libffi8 libfmt9 libgmp10 libgnutls30
+  libgssapi-krb5-2 libhogweed6 libicu72 libidn2-0 libjson-c5 libk5crypto3 libkeyutils1 libkrb5-3
+  libkrb5support0 libndctl6 libnettle8 libp11-kit0 libtasn1-6 libudev1 libunistring2 libuuid1 libxml2
+  nvme-cli libnvme1
+  nfs-kernel-server nfs-common rpcbind libevent-core-2.1-7 libwrap0 libnfsidmap1 libmount1
+  libsqlite3-0 libsystemd0 libdbus-1-3 libgcrypt20 libgpg-error0 liblz4-1 libnsl2"}
+# ... and its modules (added to GUEST_MODULES in that image): NVMe-oF target
+# and host over RDMA, null_blk as the target's namespace, nfsd + rpcrdma + the
+# NFS client. rdma_cm is a dependency of nvme_rdma/nvmet_rdma/rpcrdma.
+STORAGE_MODULES=${STORAGE_MODULES:-"nvmet nvmet_rdma nvme_rdma nvme_fabrics nvme_core null_blk
+  nfsd rpcrdma nfs nfsv4 rdma_cm"}
+
 # Kernel modules packed into the guest (dependencies are added by
 # modprobe --show-depends). Modules loaded only via request_module (crypto
 # algorithms) must be named. udp_tunnel/ip6_udp_tunnel/ib_core are what

@@ -6,12 +6,16 @@
 #
 #   scripts/vm/fetch-debs.sh [--help]
 #   env: RIG_PYTHON=1  also python3 + python3-pyverbs (the pyverbs image)
+#        RIG_STORAGE=1 also fio, nvme-cli, the NFS tools (the storage image)
 set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 . "$(dirname "$0")/config.sh"
 [ -n "$KVER" ] || { echo "KVER unknown: run scripts/setup.sh first" >&2; exit 1; }
 pkgs="linux-image-$KVER $GUEST_PKGS"
 [ "${RIG_PYTHON:-0}" = 1 ] && pkgs="$pkgs $PY_PKGS"
+[ "${RIG_STORAGE:-0}" = 1 ] && pkgs="$pkgs $STORAGE_PKGS"
+# shellcheck disable=SC2086
+pkgs=$(printf '%s\n' $pkgs | awk '!seen[$0]++')   # the lists overlap
 
 mkdir -p "$CACHE"
 t=$(now)

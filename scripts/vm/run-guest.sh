@@ -16,6 +16,8 @@
 #     -n NAME     run name (default: script name + time): scripts/vm/runs/NAME
 #     -k ARGS     extra kernel command line
 #     -y          boot the python3/pyverbs image (build-initramfs.sh RIG_PYTHON=1)
+#     -s          boot the storage image: fio, nvme-cli, NFS tools, NVMe-oF
+#                 and NFS modules (build-initramfs.sh RIG_STORAGE=1)
 #     -a ACCEL    kvm | tcg | auto (default auto: tcg unless /dev/kvm is a
 #                 real KVM that boots the guest in a short probe)
 #     -q          do not print the kernel log
@@ -37,11 +39,12 @@ case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esa
 . "$(dirname "$0")/config.sh"
 ACCEL=${ACCEL:-auto}; T=600; MEM=2048; CPUS=2; FILES=(); NAME=""; KARGS=""
 PROJECT=0; QUIET=0; IMAGE=$BUILD/initramfs.cpio
-while getopts "a:t:m:c:f:n:k:Pyq" o; do
+while getopts "a:t:m:c:f:n:k:Pysq" o; do
   case $o in
     a) ACCEL=$OPTARG;; t) T=$OPTARG;; m) MEM=$OPTARG;; c) CPUS=$OPTARG;;
     f) FILES+=("$OPTARG");; n) NAME=$OPTARG;; k) KARGS=$OPTARG;;
-    P) PROJECT=1;; y) IMAGE=$BUILD/initramfs-py.cpio;; q) QUIET=1;;
+    P) PROJECT=1;; y) IMAGE=$BUILD/initramfs-py.cpio;; s) IMAGE=$BUILD/initramfs-storage.cpio;;
+    q) QUIET=1;;
     *) exit 2;;
   esac
 done

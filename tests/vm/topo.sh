@@ -285,3 +285,16 @@ netem_drops() {	# netem_drops: "C_IF dropped N, S_IF dropped N"
 res_counts() {	# res_counts DEV: "pd N cq N qp N cm_id N mr N ctx N srq N"
 	rdma res show 2>/dev/null | awk -v d="$1" '$2 == d":" {$1 = $2 = ""; sub(/^ +/, ""); print}'
 }
+
+# ib_core's CQ pool (ib_cq_pool_get: nvme-rdma, nvmet-rdma, rpcrdma, ...)
+# allocates CQs per device, a batch of one per CPU, and keeps them until the
+# device is unregistered: after a kernel ULP has gone, its pool CQs are still
+# counted, idle (users 0, owned by [ib_core])
+res_cq_pool() {	# res_cq_pool DEV: how many idle pool CQs DEV has
+	rdma res show cq 2>/dev/null | awk -v d="$1" '$2 == d && / users 0 / && /comm \[ib_core\]/ {n++} END {print n + 0}'
+}
+res_counts_nopool() {	# res_counts_nopool DEV: res_counts without the idle pool CQs
+	local r p
+	r=$(res_counts "$1") p=$(res_cq_pool "$1")
+	echo "$r" | awk -v p="$p" '{for (i = 1; i < NF; i++) if ($i == "cq") $(i+1) -= p; print}'
+}
