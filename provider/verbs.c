@@ -218,27 +218,28 @@ int mroce_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 /* ---- MR ------------------------------------------------------------------ */
 
+/* a registration's outcome: the MR, or NULL with errno @err (@mr freed) */
+static struct ibv_mr *mr_done(struct mroce_mr *mr, int err)
+{
+	if (!err)
+		return &mr->vmr.ibv_mr;
+	free(mr);
+	errno = err;
+	return NULL;
+}
+
 struct ibv_mr *mroce_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			    uint64_t hca_va, int access)
 {
 	struct ib_uverbs_reg_mr_resp resp;
 	struct ibv_reg_mr cmd;
-	struct mroce_mr *mr;
-	int err;
+	struct mroce_mr *mr = calloc(1, sizeof(*mr));
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	err = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, &mr->vmr,
-			     &cmd, sizeof(cmd), &resp, sizeof(resp));
-	if (err) {
-		free(mr);
-		errno = err;
-		return NULL;
-	}
-	return &mr->vmr.ibv_mr;
+	if (!mr)
+		return mr_done(NULL, ENOMEM);
+	return mr_done(mr, ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access,
+					  &mr->vmr, &cmd, sizeof(cmd), &resp,
+					  sizeof(resp)));
 }
 
 /* the kernel reaches the dma-buf through its exporter's kernel mapping */
@@ -246,22 +247,12 @@ struct ibv_mr *mroce_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 				   size_t length, uint64_t iova, int fd,
 				   int access)
 {
-	struct mroce_mr *mr;
-	int err;
+	struct mroce_mr *mr = calloc(1, sizeof(*mr));
 
-	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	err = ibv_cmd_reg_dmabuf_mr(ibpd, offset, length, iova, fd, access,
-				    &mr->vmr);
-	if (err) {
-		free(mr);
-		errno = err;
-		return NULL;
-	}
-	return &mr->vmr.ibv_mr;
+	if (!mr)
+		return mr_done(NULL, ENOMEM);
+	return mr_done(mr, ibv_cmd_reg_dmabuf_mr(ibpd, offset, length, iova,
+						 fd, access, &mr->vmr));
 }
 
 /*

@@ -585,6 +585,18 @@ static bool hook_mute0(struct pair *p, u32 from, const struct pair_pkt *pk,
  * responder's stream goes on (a resend may be of data the requester has
  * finished with: conn_read_done_then_revoked).
  */
+/* a rig with one WRITE done, @w a READ of the MR; its local buffer */
+static u8 *read_rig(struct kunit *test, struct rig *r, struct mre_wqe *w)
+{
+	rig_init(test, r, NULL, 5000);
+	write(r, 0, 4 * KB, 1);
+	pair_run(r->p, 1000000000ULL);
+	MRE_EXPECT(test, r->a->nlog == 1);
+	w->rkey = r->mr->key;
+	w->raddr = 0x10000;
+	return MRE_ALLOC(test, w->len);
+}
+
 MRE_TEST(conn_read_right_revoked)
 {
 	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 60 * KB };
@@ -592,13 +604,7 @@ MRE_TEST(conn_read_right_revoked)
 	struct rig r;
 	u8 *lbuf;
 
-	rig_init(test, &r, NULL, 5000);
-	write(&r, 0, 4 * KB, 1);
-	pair_run(r.p, 1000000000ULL);
-	MRE_ASSERT(test, r.a->nlog == 1);
-	lbuf = MRE_ALLOC(test, w.len);
-	w.rkey = r.mr->key;
-	w.raddr = 0x10000;
+	lbuf = read_rig(test, &r, &w);
 	r.p->hook = hook_mute0;
 	r.p->hook_ctx = &mute;
 	mdl_post_send(r.a, &w, lbuf, 2);
@@ -640,13 +646,7 @@ MRE_TEST(conn_read_done_then_revoked)
 	u8 *lbuf;
 	u32 i;
 
-	rig_init(test, &r, NULL, 5000);
-	write(&r, 0, 4 * KB, 1);
-	pair_run(r.p, 1000000000ULL);
-	MRE_ASSERT(test, r.a->nlog == 1);
-	lbuf = MRE_ALLOC(test, w.len);
-	w.rkey = r.mr->key;
-	w.raddr = 0x10000;
+	lbuf = read_rig(test, &r, &w);
 	r.p->hook = hook_mute0_after;
 	r.p->hook_ctx = r.a;
 	mdl_post_send(r.a, &w, lbuf, 2);

@@ -35,12 +35,7 @@ if [ "${1:-}" = --help ] || [ "${1:-}" = -h ]; then
 fi
 if [ "${1:-}" = --boot ]; then
 	shift
-	root=$(cd "$(dirname "$0")/../.." && pwd)
-	drv=mroce; for a in "$@"; do case $a in driver=*) drv=${a#*=};; esac; done
-	share=(-P)
-	[ "$drv" = mroce ] || share=(-f "$root/tests/vm/lib.sh" -f "$root/tests/vm/topo.sh")
-	exec "$root/scripts/vm/run-guest.sh" -s "${share[@]}" -t "${GUEST_T:-900}" \
-		-n "${RUN_NAME:-nfs-$drv}" "$root/tests/vm/nfs.sh" -- "$@"
+	exec "$(dirname "$0")/boot-storage.sh" "$0" 900 "$@"
 fi
 
 . /mnt/host/lib.sh
