@@ -29,10 +29,10 @@ static int mroce_mr_add(struct mroce_dev *mdev, struct mroce_mr *mr)
 	return 0;
 }
 
-struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
-				u64 iova, int access, struct ib_udata *udata)
+/* a user MR pinning [@start, @start + @length), not yet published */
+static struct mroce_mr *user_mr_new(struct ib_pd *ibpd, u64 start, u64 length,
+				    u64 iova, int access)
 {
-	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);
 	struct sg_page_iter it;
 	struct mroce_mr *mr;
 	unsigned int n = 0;
@@ -50,13 +50,15 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->umem = ib_umem_get(ibpd->device, start, length, access);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
-		goto err_free;
+		kfree(mr);
+		return ERR_PTR(err);
 	}
 	mr->pages = kvcalloc(ib_umem_num_pages(mr->umem), sizeof(*mr->pages),
 			     GFP_KERNEL);
 	if (!mr->pages) {
-		err = -ENOMEM;
-		goto err_umem;
+		ib_umem_release(mr->umem);
+		kfree(mr);
+		return ERR_PTR(-ENOMEM);
 	}
 	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &it, 0)
 		mr->pages[n++] = sg_page_iter_page(&it);
@@ -65,21 +67,33 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->start = start;
-	err = mroce_mr_add(mdev, mr);
-	if (err)
-		goto err_pages;
 	mr->ibmr.page_size = PAGE_SIZE;
-	mroce_dbg_mr(mr, "iova %#llx len %llu pages %u access %#x\n", iova,
-		     length, n, access);
-	return &mr->ibmr;
+	return mr;
+}
 
-err_pages:
+static void user_mr_free(struct mroce_mr *mr)
+{
 	kvfree(mr->pages);
-err_umem:
 	ib_umem_release(mr->umem);
-err_free:
 	kfree(mr);
-	return ERR_PTR(err);
+}
+
+struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata)
+{
+	struct mroce_mr *mr = user_mr_new(ibpd, start, length, iova, access);
+	int err;
+
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	err = mroce_mr_add(to_mroce_dev(ibpd->device), mr);
+	if (err) {
+		user_mr_free(mr);
+		return ERR_PTR(err);
+	}
+	mroce_dbg_mr(mr, "iova %#llx len %llu access %#x\n", iova, length,
+		     access);
+	return &mr->ibmr;
 }
 
 /* ibv_reg_dmabuf_mr: [@offset, @offset + @length) of the dma-buf @fd */
@@ -141,31 +155,51 @@ err_free:
 }
 
 /*
- * ibv_rereg_mr: always a new MR with new keys, which the core puts in the
- * old one's place before it deregisters the old one. A copy into the old
- * MR may be under way: that dereg waits for it, and from then on its keys
- * find nothing, so a peer still naming them gets a remote access error,
- * never the new pages. Without IB_MR_REREG_TRANS the same range is pinned
- * again (new rights may need a writable pin). Windows bound to the old MR
- * become unusable, as when it is deregistered.
+ * ibv_rereg_mr: a new MR object under the same keys (ULPs and peers keep
+ * the rkey they were given, as on mlx5), which takes the old one's place
+ * in the key table at once; the core then deregisters the old one, which
+ * waits for the copies into it that found it before (so none lands in the
+ * old pages after the call, none in the new pages through the old
+ * translation) and leaves the key to the new one. Without
+ * IB_MR_REREG_TRANS the same range is pinned again (new rights may need a
+ * writable pin). Windows bound to the MR keep its key and see the new
+ * translation.
  */
 struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
 				  struct ib_pd *ibpd, struct ib_udata *udata)
 {
-	struct mroce_mr *mr = to_mroce_mr(ibmr);
+	struct mroce_dev *mdev = to_mroce_dev(ibmr->device);
+	struct mroce_mr *old = to_mroce_mr(ibmr), *mr;
+	void *was;
 
-	if (mr->type != MROCE_MR_USER)
+	if (old->type != MROCE_MR_USER)
 		return ERR_PTR(-EINVAL);
 	if (!(flags & IB_MR_REREG_TRANS)) {
-		start = mr->start;
-		length = mr->length;
-		iova = mr->iova;
+		start = old->start;
+		length = old->length;
+		iova = old->iova;
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
-		access = mr->access;
-	mroce_dbg_mr(mr, "rereg flags %#x\n", flags);
-	return mroce_reg_user_mr(ibpd, start, length, iova, access, udata);
+		access = old->access;
+	mr = user_mr_new(ibpd, start, length, iova, access);
+	if (IS_ERR(mr))
+		return ERR_CAST(mr);
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->done);
+	mr->id = old->id;
+	mr->key = old->key;
+	mr->ibmr.lkey = old->key;
+	mr->ibmr.rkey = old->key;
+	mr->ibmr.pd = ibpd;	/* lookups check it before the core sets it */
+	was = xa_store(&mdev->mrs, mr->id, mr, GFP_KERNEL);
+	if (xa_is_err(was)) {
+		user_mr_free(mr);
+		return ERR_PTR(xa_err(was));
+	}
+	mroce_dbg_mr(mr, "rereg flags %#x: iova %#llx len %llu access %#x\n",
+		     flags, iova, length, access);
+	return &mr->ibmr;
 }
 
 /* FRWR (frwr.c): room for @max_num_sg pages, no valid key yet */
@@ -229,8 +263,11 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct mroce_dev *mdev = to_mroce_dev(ibmr->device);
 	struct mroce_mr *mr = to_mroce_mr(ibmr);
 
-	/* no new lookup finds it; wait for the copies that did */
-	xa_erase(&mdev->mrs, mr->id);
+	/*
+	 * No new lookup finds it (unless a rereg put its successor under
+	 * the same key: that one stays); wait for the copies that did.
+	 */
+	xa_cmpxchg(&mdev->mrs, mr->id, mr, NULL, 0);
 	mroce_mr_put(mr);
 	wait_for_completion(&mr->done);
 	mroce_dbg_mr(mr, "\n");

@@ -256,8 +256,8 @@ struct ibv_mr *mroce_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 }
 
 /*
- * The kernel always makes a new MR (new lkey and rkey, which libibverbs
- * copies into the ibv_mr); libibverbs has checked the flags.
+ * The kernel keeps the lkey and rkey (libibverbs copies them into the
+ * ibv_mr anyway); libibverbs has checked the flags.
  */
 int mroce_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		   void *addr, size_t length, int access)

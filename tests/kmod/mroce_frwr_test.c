@@ -10,8 +10,10 @@
  *   insmod mroce_frwr_test.ko dev_a=mroce0 dev_b=mroce1 gid_a=1 gid_b=1
  *
  * Device A holds the FRWR MRs (its CQ polled in softirq), device B is the
- * peer that writes, reads and sends into them (its CQ in a workqueue). Each
- * case that must end a QP in error gets a fresh QP pair.
+ * peer that writes, reads and sends into them (its CQ in a workqueue); a
+ * second round repeats two cases with CQs of the other two kinds (polled
+ * directly, an unbound workqueue). Each case that must end a QP in error
+ * gets a fresh QP pair.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,6 +69,7 @@ struct wait {
 	struct ib_cqe cqe;
 	struct completion done;
 	struct ib_wc wc;
+	struct ib_cq *cq;	/* where it completes (polled here if DIRECT) */
 };
 
 static void wait_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -77,8 +80,9 @@ static void wait_done(struct ib_cq *cq, struct ib_wc *wc)
 	complete(&w->done);
 }
 
-static void wait_init(struct wait *w)
+static void wait_init(struct wait *w, struct ib_cq *cq)
 {
+	w->cq = cq;
 	w->cqe.done = wait_done;
 	init_completion(&w->done);
 	memset(&w->wc, 0, sizeof(w->wc));
@@ -87,9 +91,16 @@ static void wait_init(struct wait *w)
 /* the completion's status, or -1 when none came within 2 s */
 static int wait_for(struct wait *w)
 {
-	if (!wait_for_completion_timeout(&w->done, 2 * HZ))
-		return -1;
-	return w->wc.status;
+	unsigned long end = jiffies + 2 * HZ;
+
+	for (;;) {
+		if (w->cq->poll_ctx == IB_POLL_DIRECT)
+			ib_process_cq_direct(w->cq, -1);
+		if (wait_for_completion_timeout(&w->done, HZ / 100))
+			return w->wc.status;
+		if (time_after(jiffies, end))
+			return -1;
+	}
 }
 
 static int side_init(struct side *s, const char *name, int gid,
@@ -236,7 +247,7 @@ static int post_wait(struct ib_qp *qp, struct ib_send_wr *wr)
 	struct wait w;
 	int err;
 
-	wait_init(&w);
+	wait_init(&w, qp->send_cq);
 	wr->wr_cqe = &w.cqe;
 	wr->send_flags |= IB_SEND_SIGNALED;
 	err = ib_post_send(qp, wr, NULL);
@@ -436,7 +447,7 @@ static int send_inv(struct side *a, struct side *b, u32 rkey,
 		.ex.invalidate_rkey = rkey,
 	};
 
-	wait_init(rw);
+	wait_init(rw, a->qp->recv_cq);
 	r.wr_cqe = &rw->cqe;
 	if (ib_post_recv(a->qp, &r, NULL))
 		return -2;
@@ -537,6 +548,21 @@ static int __init frwr_test_init(void)
 	case_map(&a, &b, buf, PAGE_SIZE / 2, 1000);	/* smaller pages */
 	case_map(&a, &b, buf, PAGE_SIZE * 2, 5000);	/* larger pages */
 	case_local_inv(&a, &b, buf);
+	case_remote_inv(&a, &b, buf);
+	pair_free(&a, &b);
+	side_fini(&a);
+	side_fini(&b);
+
+	/* the other two kinds of kernel CQ: polled by the ULP, unbound work */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (!CHECK(!side_init(&a, dev_a, gid_a, IB_POLL_DIRECT) &&
+		   !side_init(&b, dev_b, gid_b, IB_POLL_UNBOUND_WORKQUEUE) &&
+		   !pair_new(&a, &b, NULL),
+		   "CQs polled directly (%s) and in an unbound workqueue (%s)",
+		   dev_a, dev_b))
+		goto out;
+	case_map(&a, &b, buf, PAGE_SIZE, 300);
 	case_remote_inv(&a, &b, buf);
 	pair_free(&a, &b);
 out:

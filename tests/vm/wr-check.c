@@ -1396,10 +1396,10 @@ static void check_dmabuf(struct side *a, struct side *b)
 /* ---- ibv_rereg_mr ---------------------------------------------------------- */
 
 /*
- * Re-registration: translation, rights and PD each take effect (the old
- * keys and pages are dead, the new ones work), and a WRITE racing a
- * re-registration of its target either lands in the old pages or is
- * refused, never in the new ones.
+ * Re-registration: translation, rights and PD each take effect under the
+ * same keys (the old pages are out of reach, the new ones in), and a WRITE
+ * racing a re-registration of its target either lands in the old pages or
+ * is refused, never in the new ones.
  */
 static void check_rereg(struct side *a, struct side *b)
 {
@@ -1430,8 +1430,8 @@ static void check_rereg(struct side *a, struct side *b)
 	old = mr->rkey;
 	st = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_TRANSLATION, NULL, buf2,
 			  MWBUF, 0);
-	check(!st && mr->rkey != old && mr->addr == buf2,
-	      "rereg: CHANGE_TRANSLATION to another buffer: new keys");
+	check(!st && mr->rkey == old && mr->addr == buf2,
+	      "rereg: CHANGE_TRANSLATION to another buffer, the keys kept");
 	memset(buf1, GUARD, MWBUF);
 	e.buf = buf2;		/* rdma() aims at e.buf + offset */
 	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 128, 64);
@@ -1439,10 +1439,10 @@ static void check_rereg(struct side *a, struct side *b)
 	      "rereg: WRITE with the new rkey lands in the new buffer only");
 	e.buf = buf1;
 	memset(buf2, GUARD, MWBUF);
-	st = rdma(&e, IBV_WR_RDMA_WRITE, old, 0, 64);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 0, 64);
 	check(st == IBV_WC_REM_ACCESS_ERR && buf1[0] == GUARD &&
 	      buf2[0] == GUARD,
-	      "rereg: WRITE with the old rkey is refused, neither buffer written");
+	      "rereg: WRITE to the old buffer's address is refused, neither buffer written");
 	pair_close(&e);
 
 	e.buf = buf2;
@@ -1462,6 +1462,28 @@ static void check_rereg(struct side *a, struct side *b)
 	check(!st && mr->pd == pd2, "rereg: CHANGE_PD to a second PD");
 	st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 0, 64);
 	refused(&e, st, "rereg: WRITE from a QP of the old PD");
+	pair_close(&e);
+	/* a SEND into a receive in the MR, now of another PD (pyverbs' test) */
+	pair_open(&e);
+	{
+		struct ibv_sge sge = { .addr = (uintptr_t)buf2, .length = 64,
+				       .lkey = mr->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 0xb7, .sg_list = &sge,
+					  .num_sge = 1 }, *br;
+		struct ibv_wc wc;
+
+		post_recv(e.qa, a, 0xa7, 0, 64);	/* a's own receive */
+		if (ibv_post_recv(e.qb, &rw, &br))
+			die("rereg recv");
+		ibv_wr_start(e.xa);
+		e.xa->wr_id = 0xa8;
+		e.xa->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_send(e.xa);
+		ibv_wr_set_sge(e.xa, a->mr->lkey, (uintptr_t)a->buf, 64);
+		st = ibv_wr_complete(e.xa) ? -1 : wc_status(a->cq, 0xa8, &wc);
+		check(st == IBV_WC_REM_OP_ERR,
+		      "rereg: a SEND into a receive whose MR moved to another PD: REM_OP_ERR first at the requester");
+	}
 	pair_close(&e);
 	st = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, b->pd, NULL, 0, 0);
 	check(!st, "rereg: CHANGE_PD back");
