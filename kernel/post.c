@@ -142,14 +142,14 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	}
 	spin_lock_irqsave(&qp->sq_post_lock, flags);
 	for (; wr; wr = wr->next) {
-		if (!mre_ring_space(&qp->sq.r)) {
+		if (!mre_ring_space(&qp->sq.kp)) {
 			err = -ENOMEM;
 			break;
 		}
-		err = sqe_from_wr(qp, mre_ring_next(&qp->sq.r), wr);
+		err = sqe_from_wr(qp, mre_ring_next(&qp->sq.kp), wr);
 		if (err)
 			break;
-		mre_ring_publish(&qp->sq.r, 1);
+		mre_ring_publish(&qp->sq.kp, 1);
 	}
 	spin_unlock_irqrestore(&qp->sq_post_lock, flags);
 	if (err)
@@ -173,7 +173,7 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	if (!qp->user) {
 		spin_lock_irqsave(&qp->rq_post_lock, flags);
 		for (; wr; wr = wr->next) {
-			err = mroce_queue_post_rqe(&qp->rq.r, wr, qp->max_recv_sge);
+			err = mroce_queue_post_rqe(&qp->rq.kp, wr, qp->max_recv_sge);
 			if (err)
 				break;
 		}

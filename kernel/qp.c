@@ -425,6 +425,8 @@ static void reset_queues(struct mroce_qp *qp)
 		memset(qs[i]->r.hdr, 0, MRE_RING_HDR_SIZE);
 		qs[i]->r.prod = 0;
 		qs[i]->r.cons = 0;
+		qs[i]->kp.prod = 0;
+		qs[i]->kp.cons = 0;
 	}
 	qp->sq_taken = qp->sq_done = qp->sq_base = qp->sq_local_end = 0;
 	qp->rq_taken = qp->rq_done = qp->rq_base = 0;

@@ -35,6 +35,7 @@ int mroce_queue_init(struct mroce_queue *q, struct ib_udata *udata,
 	if (!q->buf)
 		return -ENOMEM;
 	mre_ring_init(&q->r, q->buf, size, stride);
+	mre_ring_init(&q->kp, q->buf, size, stride);
 	q->mmap = NULL;
 	if (!udata)
 		return 0;
@@ -102,7 +103,7 @@ void mroce_mmap_free(struct rdma_user_mmap_entry *re)
 	kfree(e);
 }
 
-int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
+int mroce_queue_post_rqe(struct mre_ring *kp, const struct ib_recv_wr *wr,
 			  u32 max_sge)
 {
 	struct mroce_rqe *e;
@@ -110,9 +111,9 @@ int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
 
 	if (wr->num_sge > max_sge)
 		return -EINVAL;
-	if (!mre_ring_space(r))
+	if (!mre_ring_space(kp))
 		return -ENOMEM;
-	e = mre_ring_next(r);
+	e = mre_ring_next(kp);
 	e->wr_id = wr->wr_id;
 	e->num_sge = wr->num_sge;
 	for (i = 0; i < wr->num_sge; i++) {
@@ -120,6 +121,6 @@ int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
 		e->sge[i].length = wr->sg_list[i].length;
 		e->sge[i].lkey = wr->sg_list[i].lkey;
 	}
-	mre_ring_publish(r, 1);
+	mre_ring_publish(kp, 1);
 	return 0;
 }

@@ -25,7 +25,14 @@
 #include "ring.h"
 
 struct mroce_queue {
-	struct mre_ring r;
+	struct mre_ring r;	/* the kernel's side: consumer of a work queue */
+	/*
+	 * A kernel object's work queue is also produced in the kernel (a
+	 * ULP's post): that side keeps its own view of the same ring, since
+	 * each view's indices are private to its side (ring.h) and the two
+	 * sides run under different locks (post vs. QP/SRQ lock).
+	 */
+	struct mre_ring kp;
 	void *buf;
 	size_t len;
 	struct rdma_user_mmap_entry *mmap;	/* user queues only */
@@ -40,8 +47,11 @@ int mroce_queue_init(struct mroce_queue *q, struct ib_udata *udata,
 		     u32 size, u32 stride, u64 *offset);
 void mroce_queue_free(struct mroce_queue *q);
 
-/* a kernel consumer's receive WR into ring @r (RQ, SRQ): -EINVAL, -ENOMEM, 0 */
-int mroce_queue_post_rqe(struct mre_ring *r, const struct ib_recv_wr *wr,
+/*
+ * A kernel consumer's receive WR into ring @kp, its producer view of an RQ
+ * or SRQ (mroce_queue.kp): -EINVAL, -ENOMEM, 0
+ */
+int mroce_queue_post_rqe(struct mre_ring *kp, const struct ib_recv_wr *wr,
 			 u32 max_sge);
 
 int mroce_mmap(struct ib_ucontext *ibuc, struct vm_area_struct *vma);

@@ -111,7 +111,7 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 
 	spin_lock_irqsave(&srq->post_lock, flags);
 	for (; wr; wr = wr->next) {
-		err = mroce_queue_post_rqe(&srq->q.r, wr, srq->max_sge);
+		err = mroce_queue_post_rqe(&srq->q.kp, wr, srq->max_sge);
 		if (err)
 			break;
 	}

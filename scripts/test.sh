@@ -83,15 +83,8 @@ step guest-fabric needs=module,provider,rig-image fabric_twice
 # storage image (fio, nvme-cli, NFS tools: RIG_STORAGE=1)
 step rig-storage needs=rig-fetch \
   env RIG_STORAGE=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
-# guest-nvme: the lossless phase at 64M, not the issue's 256M, and a second
-# run after a failure: a known bug (Documentation/testing.rst, "Known
-# failures") leaves one I/O of a long lossless run unanswered now and then
-nvme_twice() {
-  env GUEST_T=1200 RUN_NAME=ci-nvme tests/vm/nvme.sh --boot driver=mroce size=64M && return 0
-  echo "RETRY guest-nvme: the first run failed (scripts/vm/runs/ci-nvme); once more"
-  env GUEST_T=1200 RUN_NAME=ci-nvme-2 tests/vm/nvme.sh --boot driver=mroce size=64M
-}
-step guest-nvme needs=module,provider,rig-storage nvme_twice
+step guest-nvme needs=module,provider,rig-storage \
+  env GUEST_T=1200 RUN_NAME=ci-nvme tests/vm/nvme.sh --boot driver=mroce
 step guest-nfs needs=module,provider,rig-storage \
   env GUEST_T=900 RUN_NAME=ci-nfs tests/vm/nfs.sh --boot driver=mroce
 step rig-python needs=rig-fetch \
