@@ -472,6 +472,33 @@ struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ibctx,
 	return &qp->vqp.qp;
 }
 
+/*
+ * RESET: the QP's completions still in @ibcq go (as on mlx5), so that a QP
+ * brought back up does not hand out the flushes of its last life. The
+ * others keep their order; only entries the kernel has published are
+ * moved, and it writes only past them.
+ */
+static void cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct mroce_cq *cq = to_mroce_cq(ibcq);
+	struct mre_ring *r = &cq->q.r;
+	uint32_t i, kept;
+
+	pthread_spin_lock(&cq->q.lock);
+	mre_ring_avail(r);
+	kept = r->prod;
+	for (i = r->prod; i != r->cons;) {
+		struct mroce_cqe *e = mre_ring_entry(r, --i);
+
+		if (e->qp_num == qpn)
+			continue;
+		if (--kept != i)
+			memcpy(mre_ring_entry(r, kept), e, r->stride);
+	}
+	mre_ring_release(r, kept);
+	pthread_spin_unlock(&cq->q.lock);
+}
+
 int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		    int attr_mask)
 {
@@ -492,6 +519,9 @@ int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 			qp->rq.r.prod = qp->rq.r.cons = 0;
 			pthread_spin_unlock(&qp->rq.lock);
 		}
+		cq_clean(ibqp->send_cq, ibqp->qp_num);
+		if (ibqp->recv_cq && ibqp->recv_cq != ibqp->send_cq)
+			cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	}
 	return 0;
 }
