@@ -10,9 +10,6 @@
 #include "mr.h"
 #include "mroce.h"
 
-#define MROCE_REMOTE_RIGHTS	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
-				 IB_ACCESS_REMOTE_ATOMIC)
-
 static int frpl_add(struct ib_mr *ibmr, u64 addr)
 {
 	struct mroce_mr *mr = to_mroce_mr(ibmr);
@@ -48,8 +45,7 @@ enum ib_wc_status mroce_mr_fast_reg(struct ib_qp *qp, u32 key, int access)
 	unsigned long flags;
 	u64 first, span;
 
-	if (access & ~(IB_ACCESS_LOCAL_WRITE | MROCE_REMOTE_RIGHTS |
-		       IB_ACCESS_RELAXED_ORDERING))
+	if (access & ~MROCE_MR_RIGHTS)
 		return st;
 	rcu_read_lock();
 	mr = xa_load(&mdev->mrs, key >> 8);
@@ -148,10 +144,7 @@ void mroce_frwr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
 		if (WARN_ON_ONCE(i >= mr->npages))
 			return;
 		p = (u8 *)(uintptr_t)(mr->frpl[i] + off);
-		if (to_mr)
-			memcpy(p, buf, n);
-		else
-			memcpy(buf, p, n);
+		mroce_copy_dir(p, buf, n, to_mr);
 		buf += n;
 		rel += n;
 		len -= n;

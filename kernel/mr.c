@@ -11,13 +11,19 @@
 #include "mr.h"
 #include "mroce.h"
 
+/* registered: one reference, no copy in progress */
+static void mr_refs_init(struct mroce_mr *mr)
+{
+	refcount_set(&mr->refs, 1);
+	init_completion(&mr->done);
+}
+
 static int mroce_mr_add(struct mroce_dev *mdev, struct mroce_mr *mr)
 {
 	u32 id;
 	int err;
 
-	refcount_set(&mr->refs, 1);
-	init_completion(&mr->done);
+	mr_refs_init(mr);
 	err = xa_alloc_cyclic(&mdev->mrs, &id, mr, XA_LIMIT(1, 0xffffff),
 			      &mdev->mr_next, GFP_KERNEL);
 	if (err < 0)
@@ -38,9 +44,7 @@ static struct mroce_mr *user_mr_new(struct ib_pd *ibpd, u64 start, u64 length,
 	unsigned int n = 0;
 	int err;
 
-	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_MW_BIND | IB_ACCESS_RELAXED_ORDERING))
+	if (access & ~(MROCE_MR_RIGHTS | IB_ACCESS_MW_BIND))
 		return ERR_PTR(-EOPNOTSUPP);	/* e.g. ODP, zero-based */
 	if (!length || length > MROCE_MAX_MR_SIZE)
 		return ERR_PTR(-EINVAL);
@@ -106,9 +110,7 @@ struct ib_mr *mroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	u64 end;
 	int err;
 
-	if (access & ~(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
-		       IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC |
-		       IB_ACCESS_RELAXED_ORDERING))
+	if (access & ~MROCE_MR_RIGHTS)
 		return ERR_PTR(-EOPNOTSUPP);	/* MW_BIND: user MRs only */
 	if (!length || length > MROCE_MAX_MR_SIZE ||
 	    check_add_overflow(offset, length, &end))
@@ -185,8 +187,7 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	mr = user_mr_new(ibpd, start, length, iova, access);
 	if (IS_ERR(mr))
 		return ERR_CAST(mr);
-	refcount_set(&mr->refs, 1);
-	init_completion(&mr->done);
+	mr_refs_init(mr);
 	mr->id = old->id;
 	mr->key = old->key;
 	mr->ibmr.lkey = old->key;
@@ -299,8 +300,7 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *mdev, struct ib_pd *pd,
 		return NULL;
 	if (mr->ibmr.pd != pd || (mr->access & access) != access ||
 	    (remote && mr->type == MROCE_MR_DMA &&
-	     !(mr->access & (IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_WRITE |
-			     IB_ACCESS_REMOTE_ATOMIC))) ||
+	     !(mr->access & MROCE_REMOTE_RIGHTS)) ||
 	    addr < mr->iova || addr - mr->iova > mr->length ||
 	    len > mr->length - (addr - mr->iova)) {
 		mroce_mr_put(mr);
@@ -320,23 +320,18 @@ void mroce_mr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
 {
 	unsigned long va, first;
 
-	if (mr->type == MROCE_MR_DMA) {
-		if (to_mr)
-			memcpy((void *)(uintptr_t)addr, buf, len);
-		else
-			memcpy(buf, (void *)(uintptr_t)addr, len);
+	switch (mr->type) {
+	case MROCE_MR_DMA:
+		mroce_copy_dir((void *)(uintptr_t)addr, buf, len, to_mr);
 		return;
-	}
-	if (mr->type == MROCE_MR_FRWR) {
+	case MROCE_MR_FRWR:
 		mroce_frwr_copy(mr, addr, buf, len, to_mr);
 		return;
-	}
-	if (mr->type == MROCE_MR_DMABUF) {
-		if (to_mr)
-			memcpy(mr->kva + (addr - mr->iova), buf, len);
-		else
-			memcpy(buf, mr->kva + (addr - mr->iova), len);
+	case MROCE_MR_DMABUF:
+		mroce_copy_dir(mr->kva + (addr - mr->iova), buf, len, to_mr);
 		return;
+	case MROCE_MR_USER:
+		break;
 	}
 	va = mr->start + (addr - mr->iova);
 	first = mr->start >> PAGE_SHIFT;
@@ -346,10 +341,7 @@ void mroce_mr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
 		unsigned int n = min_t(u32, len, PAGE_SIZE - off);
 		u8 *p = kmap_local_page(pg);
 
-		if (to_mr)
-			memcpy(p + off, buf, n);
-		else
-			memcpy(buf, p + off, n);
+		mroce_copy_dir(p + off, buf, n, to_mr);
 		kunmap_local(p);
 		buf += n;
 		va += n;
@@ -363,8 +355,7 @@ void mroce_mr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
 	ibdev_dbg((mw)->ibmw.device, "mw %#x %s: " fmt, (mw)->id,	\
 		  __func__, ##__VA_ARGS__)
 
-#define MROCE_MW_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC)
+#define MROCE_MW_ACCESS	(IB_ACCESS_LOCAL_WRITE | MROCE_REMOTE_RIGHTS)
 
 int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 {

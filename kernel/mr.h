@@ -58,6 +58,7 @@
 #include <linux/completion.h>
 #include <linux/iosys-map.h>
 #include <linux/refcount.h>
+#include <linux/string.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -69,6 +70,12 @@ enum mroce_mr_type {
 	MROCE_MR_FRWR,		/* kernel: a page list, valid between REG_MR and invalidation */
 	MROCE_MR_DMABUF,	/* user: a dma-buf, through its kernel mapping */
 };
+
+/* the rights a peer may be given; and what any MR may be registered with */
+#define MROCE_REMOTE_RIGHTS	(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ | \
+				 IB_ACCESS_REMOTE_ATOMIC)
+#define MROCE_MR_RIGHTS		(IB_ACCESS_LOCAL_WRITE | MROCE_REMOTE_RIGHTS | \
+				 IB_ACCESS_RELAXED_ORDERING)
 
 /* FRWR: the most pages one MR maps (max_fast_reg_page_list_len) */
 #define MROCE_MAX_FRPL		512
@@ -152,6 +159,15 @@ struct mroce_mr *mroce_mr_get(struct mroce_dev *mdev, struct ib_pd *pd,
 void mroce_mr_put(struct mroce_mr *mr);
 
 /* --- inside mr.c and frwr.c ----------------------------------------------- */
+
+/* @len bytes between @buf and the MR's memory at @p, the way @to_mr says */
+static inline void mroce_copy_dir(void *p, void *buf, u32 len, bool to_mr)
+{
+	if (to_mr)
+		memcpy(p, buf, len);
+	else
+		memcpy(buf, p, len);
+}
 
 #define mroce_dbg_mr(mr, fmt, ...)					\
 	ibdev_dbg((mr)->ibmr.device, "mr %#x %s: " fmt, (mr)->ibmr.lkey,\
