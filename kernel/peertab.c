@@ -50,23 +50,64 @@ u64 mroce_peer_now(struct mroce_peer *peer)
 	return peer->now;
 }
 
-/* run the engine, keep the timer on its deadline, unlock */
+/* run the engine: its next deadline, for set_timer() */
 static void peer_run(struct mroce_peer *peer)
 {
-	u64 next = mre_conn_run(&peer->conn, mroce_peer_now(peer));
+	peer->next_at = mre_conn_run(&peer->conn, mroce_peer_now(peer));
+	peer->batch = NULL;
+}
 
-	if (next && (!peer->armed_at || next < peer->armed_at)) {
+/*
+ * Peer locked: keep the timer on the engine's deadline. A later deadline
+ * leaves the timer where it is (it fires, finds nothing due and goes to
+ * the new one: cheaper than moving it at every ACK of a stream); none at
+ * all cancels it. A timer whose callback is running already cannot be
+ * cancelled; it runs the engine once more, harmlessly.
+ */
+static void set_timer(struct mroce_peer *peer)
+{
+	u64 next = peer->next_at;
+
+	if (!next) {
+		if (peer->armed_at && hrtimer_try_to_cancel(&peer->timer) == 1)
+			peer->armed_at = 0;
+	} else if (!peer->armed_at || next < peer->armed_at) {
 		peer->armed_at = next;
 		hrtimer_start(&peer->timer, ns_to_ktime(next),
 			      HRTIMER_MODE_ABS_SOFT);
 	}
-	peer->batch = NULL;
 }
 
 void mroce_peer_unlock(struct mroce_peer *peer)
 	__releases(&peer->lock)
 {
 	peer_run(peer);
+	set_timer(peer);
+	spin_unlock_bh(&peer->lock);
+}
+
+/*
+ * The hot paths (a datagram in, a doorbell) set the timer only after
+ * their batch went out. Where the wire is a veth pair, the packets of
+ * the batch are handled inline, in our own flush: a small READ's
+ * response and its ACK come back before it returns, and the tail probe
+ * the request armed, then the cancel at its answer, would have
+ * reprogrammed the CPU's timer twice for nothing (an emulated one costs
+ * microseconds each). The peer's deadline then is whatever the last run,
+ * nested or not, left; between the two steps another holder may have
+ * set the timer already, and set_timer() agrees with it.
+ */
+void mroce_peer_unlock_defer(struct mroce_peer *peer)
+	__releases(&peer->lock)
+{
+	peer_run(peer);
+	spin_unlock_bh(&peer->lock);
+}
+
+void mroce_peer_arm(struct mroce_peer *peer)
+{
+	spin_lock_bh(&peer->lock);
+	set_timer(peer);
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -81,6 +122,7 @@ static enum hrtimer_restart peer_timer(struct hrtimer *t)
 	peer->now = 0;
 	peer->armed_at = 0;
 	peer_run(peer);
+	set_timer(peer);
 	spin_unlock(&peer->lock);
 	mroce_batch_flush(&b);
 	return HRTIMER_NORESTART;
@@ -346,12 +388,14 @@ void mroce_peer_release(struct mroce_peer *peer)
 /*
  * The demux's lookups (mre_ops.conn_by_id, .conn_by_addr): the peer found
  * is referenced and locked for the engine, into the receiving batch
- * (rx.h); mroce_rx() unlocks and releases it. Its clock for the rest of
- * the hold (the run at unlock) is read under the lock (mroce_peer_now()):
- * the datagram's reading, taken before the lock was won, may be older by
- * the time another holder spent (the engine clamps that one to the
- * connection's latest time, c->clock, but running the connection late by
- * a lock wait costs it: guest fabric tests failed connections that way).
+ * (rx.h); mroce_rx() unlocks and releases it. The hold's clock (the run
+ * at unlock) is the datagram's reading when the lock is won at once: one
+ * clock read per packet (an emulated HPET costs microseconds a read).
+ * After a wait it is read again under the lock (mroce_peer_now()): the
+ * datagram's reading is then older by the time another holder spent (the
+ * engine clamps that one to the connection's latest time, c->clock, but
+ * running the connection late by a lock wait costs it: guest fabric tests
+ * failed connections that way).
  */
 static struct mre_conn *held(const struct mre_rx *rx, struct mroce_peer *peer)
 	__cond_acquires(&peer->lock)
@@ -360,7 +404,12 @@ static struct mre_conn *held(const struct mre_rx *rx, struct mroce_peer *peer)
 
 	if (!peer)
 		return NULL;
-	mroce_peer_lock(peer, &ctx->b);
+	if (spin_trylock_bh(&peer->lock)) {
+		peer->batch = &ctx->b;
+		peer->now = ctx->now;
+	} else {
+		mroce_peer_lock(peer, &ctx->b);
+	}
 	return &peer->conn;
 }
 

@@ -93,7 +93,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(path_silent)	X(loss_silent)	X(loss_late)	X(reorder_up)	\
 	X(tx_tlp)	X(loss_tlp)					\
 	X(ack_asked)	X(ack_ooo)	X(ack_other)	X(ack_count)	\
-	X(ack_timer)							\
+	X(ack_timer)	X(resp_acks)					\
 	X(drop_group)	X(drop_reset)	X(drop_conn_new) X(connect_later) \
 	X(reset_limited) X(drop_place)					\
 	X(retry_tx)	X(retry_rx)	X(retry_limited) X(drop_retry)	\

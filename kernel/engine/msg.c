@@ -179,6 +179,8 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 			e = c->ep->ops->place(s, &pl, pkt->payload);
 		r->done += d->plen;
 	}
+	if (!r->seen)
+		mre_recv_answered(c, r->tsn, s->id, r->msn, c->clock);
 	r->seen = 1;
 	if (e != MRE_SYN_NONE) {
 		/* our buffer for it went away (deregistered under the request) */

@@ -22,6 +22,7 @@
 #include "path.h"
 #include "send.h"
 #include "stream.h"
+#include "tsn.h"
 
 /*
  * FACK declared a packet lost and it was resent, but the receiver has
@@ -79,23 +80,11 @@ static void reorder_calm(struct mre_conn *c, u32 n)
 		c->reorder--;
 }
 
-/* the TSN part of an ACK: what the receiver accepted */
-static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
+/* the accepted TSNs from tsn_una on retire; their messages are acked */
+static void retire(struct mre_conn *c, u64 now)
 {
-	u32 t, i, n = 0, ahead = a->tsn_cum - c->tsn_una;
+	u32 n = 0;
 
-	/* by count, not seq_lt(): two values 2^31 apart each precede the other */
-	if (ahead <= c->tsn_next - c->tsn_una)
-		for (t = c->tsn_una; ahead; ahead--, t++)
-			tsn_accept(c, t, now);
-	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
-		t = a->tsn_cum + 1 + i;
-		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
-			continue;
-		if (seq_ge(t, c->tsn_next))
-			break;
-		tsn_accept(c, t, now);
-	}
 	while (c->tsn_una != c->tsn_next) {
 		struct mre_txd *d = mre_txd_of(c, c->tsn_una);
 
@@ -118,6 +107,50 @@ static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 		reorder_calm(c, n);	/* against the window before it grows */
 		mre_cc_conn_acked(c, n);
 	}
+}
+
+/*
+ * A response to our READ or ATOMIC @msn of stream @stream, whose request
+ * was TSN @tsn, arrived: the responder answers only a request it accepted,
+ * so the TSN is accepted, as an ACK would say. The request's path need
+ * not wait for that ACK, which the responder may then delay (data_hdr()
+ * does not ask for it): a READ is two packets on its critical path, not
+ * four. A TSN that no longer holds that request (retired, or reused) is
+ * left alone.
+ */
+void mre_recv_answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
+		       u64 now)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
+	    t->stream != stream || t->msn != msn ||
+	    (t->op != MRE_OP_READ_REQ && t->op != MRE_OP_ATOMIC_REQ) ||
+	    t->state == MRE_TXD_ACKED)
+		return;
+	c->ep->ctr.resp_acks++;
+	tsn_accept(c, tsn, now);
+	retire(c, now);
+}
+
+/* the TSN part of an ACK: what the receiver accepted */
+static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
+{
+	u32 t, i, ahead = a->tsn_cum - c->tsn_una;
+
+	/* by count, not seq_lt(): two values 2^31 apart each precede the other */
+	if (ahead <= c->tsn_next - c->tsn_una)
+		for (t = c->tsn_una; ahead; ahead--, t++)
+			tsn_accept(c, t, now);
+	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
+		t = a->tsn_cum + 1 + i;
+		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
+			continue;
+		if (seq_ge(t, c->tsn_next))
+			break;
+		tsn_accept(c, t, now);
+	}
+	retire(c, now);
 }
 
 static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
@@ -224,6 +257,16 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 		if (syn != MRE_SYN_NONE) {
 			c->nak = (u8)syn;
 			why = ACK_OTHER;
+		} else if (why == ACK_DELAY && (d->op == MRE_OP_READ_REQ ||
+						d->op == MRE_OP_ATOMIC_REQ)) {
+			/*
+			 * Accepted: our response will say so (the requester
+			 * takes it as the request's ACK, mre_recv_answered()),
+			 * and any later ACK of the path covers it too. No ACK
+			 * of its own, not even a delayed one: a READ is the
+			 * request, the response and the response's ACK.
+			 */
+			return;
 		}
 	}
 	ack_policy(c, p, why, now);

@@ -151,6 +151,8 @@ static bool req_start(struct mre_stream *s)
 		r->len = w->op == MRE_OP_ATOMIC_REQ ? 8 : w->len;
 		r->op = w->op;
 		r->state = MRE_SLOT_WAIT;
+		/* a request is one packet, the TSN the sender gives next */
+		r->tsn = s->conn->tsn_next;
 		break;
 	}
 	case MRE_OP_SEND:

@@ -60,6 +60,7 @@ struct mre_rd_slot {
 	u8 aop;
 	u8 state;		/* enum mre_slot_state */
 	u8 seen;		/* requester: a response packet arrived */
+	u32 tsn;		/* requester: the request's TSN */
 };
 
 struct mre_stream {
@@ -106,7 +107,10 @@ struct mre_stream {
 	u32 rd_gone_msn;
 };
 
-/* build the next new packet of @s into @d (TSN not yet set); false: none */
+/*
+ * Build the next new packet of @s into @d (TSN not yet set: the caller
+ * gives it c->tsn_next); false: none.
+ */
 bool mre_stream_next(struct mre_stream *s, struct mre_txd *d);
 /* all TSNs of message @msn (a request) are accepted */
 void mre_stream_msg_acked(struct mre_stream *s, u32 msn);

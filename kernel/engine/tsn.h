@@ -40,5 +40,11 @@ void mre_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
 		     const struct mre_pkt *ack, u64 now);
 /* ... was lost (@fack: FACK found it, not a timeout): resend it */
 void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, bool fack);
+/*
+ * A response arrived to our READ or ATOMIC @msn of stream @stream, sent as
+ * TSN @tsn: the responder accepted it (recv.c, with the ACKs' acceptances).
+ */
+void mre_recv_answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
+		       u64 now);
 
 #endif /* MRE_TSN_H */

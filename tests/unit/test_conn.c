@@ -639,6 +639,80 @@ static bool hook_mute0_after(struct pair *p, u32 from, const struct pair_pkt *pk
 	return from == 0 && ((struct mdl_qp *)p->hook_ctx)->nlog >= 2;
 }
 
+/*
+ * A READ's response answers its request: once the paths have RTT samples,
+ * a small READ is two packets (request, response) and the ACK of the
+ * request, delayed, comes later or never matters; the requester's path
+ * holds nothing once the response is in (no tail probe, no timeout),
+ * and ATOMICs do the same.
+ */
+static bool all_timed(const struct mre_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++)
+		if (!c->paths[i].srtt)
+			return false;
+	return true;
+}
+
+MRE_TEST(conn_read_answered_by_response)
+{
+	struct mre_config cfg;
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 2 };
+	struct mre_wqe at = { .op = MRE_OP_ATOMIC_REQ, .aop = MRE_AOP_FETCH_ADD,
+			      .len = 8, .swap_add = 1 };
+	struct rig r;
+	u8 *lbuf;
+	u32 i, k;
+
+	mre_config_default(&cfg);
+	cfg.ack_delay_ns = 500000;	/* the kernel's: the ACK would wait */
+	cfg.ack_freq = 8;
+	rig_init(test, &r, &cfg, 10000);
+	write(&r, 0, 64, 1);
+	pair_run(r.p, 1000000000ULL);
+	w.rkey = at.rkey = r.mr->key;
+	w.raddr = at.raddr = 0x10000;
+	lbuf = MRE_ALLOC(test, 64);
+	/* every path gets its RTT sample first (requests ask while none) */
+	for (k = 0; k < 64 && !all_timed(&r.p->c[0]); k++) {
+		mdl_post_send(r.a, &w, lbuf, 2 + k);
+		pair_run(r.p, 1000000000ULL);
+	}
+	MRE_ASSERT(test, all_timed(&r.p->c[0]));
+	for (k = 0; k < 8; k++) {
+		u64 s0 = r.p->sent[0], s1 = r.p->sent[1];
+		u64 probes = r.p->n[0].ep.ctr.tx_probe + r.p->n[0].ep.ctr.tx_tlp;
+		u64 answered = r.p->n[0].ep.ctr.resp_acks;
+		u32 n0 = r.a->nlog, j;
+
+		mdl_post_send(r.a, k & 1 ? &at : &w, lbuf, 100 + k);
+		for (i = 0; i < 100 && r.a->nlog == n0; i++)
+			pair_step(r.p);
+		MRE_ASSERT(test, r.a->nlog == n0 + 1);
+		MRE_EXPECT_EQ(test, r.a->log[n0].status, MRE_ST_OK);
+		/* the request (its response asks for the ACK it gets) */
+		MRE_EXPECT_EQ(test, r.p->sent[0] - s0, 2);
+		MRE_EXPECT_EQ(test, r.p->sent[1] - s1, 1);	/* the response */
+		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.resp_acks, answered + 1);
+		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_probe +
+			      r.p->n[0].ep.ctr.tx_tlp, probes);
+		/* nothing of the request is left to time out */
+		for (j = 0; j < r.p->c[0].npaths; j++) {
+			MRE_EXPECT_EQ(test, r.p->c[0].paths[j].inflight, 0);
+			MRE_EXPECT_EQ(test, r.p->c[0].paths[j].tlp_at, 0);
+			MRE_EXPECT_EQ(test, r.p->c[0].paths[j].rto_at, 0);
+		}
+		MRE_EXPECT_EQ(test, r.p->c[0].tsn_una, r.p->c[0].tsn_next);
+		pair_run(r.p, 1000000000ULL);	/* the delayed ACK */
+	}
+	pair_run(r.p, 1000000000ULL);	/* the delayed ACKs: harmless */
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.drop_ack, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_retx, 0);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+}
+
 MRE_TEST(conn_read_done_then_revoked)
 {
 	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 12 * KB };
@@ -1237,6 +1311,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_nak_stale_msn_ignored),
 	  MRE_CASE(conn_read_right_revoked),
 	  MRE_CASE(conn_read_done_then_revoked),
+	  MRE_CASE(conn_read_answered_by_response),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_tail_loss_tlp),
@@ -1270,3 +1345,4 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_many_streams),
 	  MRE_CASE(conn_read_buffer_gone),
 	  MRE_CASE(conn_local_wqe_resumes));
+
