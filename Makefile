@@ -64,7 +64,8 @@ provider:
 	$(MAKE) -C provider O=$(O)
 
 tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
-	$(O)/tests/mroce-cq-check $(O)/tests/mroce-craft $(O)/tests/mroce-linebuf.so
+	$(O)/tests/mroce-cq-check $(O)/tests/mroce-craft $(O)/tests/mroce-linebuf.so \
+	$(O)/tests/mroce-udp-ceiling
 
 $(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c tests/vm/tap.h provider/pabi34.h
 	@mkdir -p $(dir $@)
@@ -86,6 +87,10 @@ $(O)/tests/mroce-cq-check: tests/vm/cq-check.c tests/vm/tap.h
 $(O)/tests/mroce-craft: tests/vm/craft.c kernel/engine/wire.c kernel/engine/wire.h kernel/engine/mre_types.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel/engine -o $@ tests/vm/craft.c kernel/engine/wire.c
+
+$(O)/tests/mroce-udp-ceiling: tests/vm/udp-ceiling.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $<
 
 $(O)/tests/mroce-linebuf.so: tests/vm/linebuf.c
 	@mkdir -p $(dir $@)
