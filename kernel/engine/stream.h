@@ -29,7 +29,7 @@
 struct mre_conn;
 struct mre_txd;
 
-#define MRE_RD_SLOTS 16
+#define MRE_RD_SLOTS 128	/* per side and stream: the initiator depth (rxe: 128) */
 
 enum mre_stream_state {
 	MRE_STREAM_DETACHED = 0,
