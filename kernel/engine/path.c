@@ -789,23 +789,6 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 	return probe;
 }
 
-u64 mre_path_deadline(const struct mre_path *p)
-{
-	u64 d = 0;
-
-	if (p->rto_at)
-		d = p->rto_at;
-	if (p->probe_at && (!d || p->probe_at < d))
-		d = p->probe_at;
-	if (p->ack_at && (!d || p->ack_at < d))
-		d = p->ack_at;
-	if (p->quiet_due && (!d || p->quiet_due < d))
-		d = p->quiet_due;
-	if (p->tlp_at && (!d || p->tlp_at < d))
-		d = p->tlp_at;
-	return d;
-}
-
 enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
 			     u32 ts, bool ce, u64 now, bool *gap)
 {

@@ -143,8 +143,21 @@ void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why);
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why);
 /* recompute c->silence_k from the connection's loss rate (see path.c) */
 void mre_path_silence_k(struct mre_conn *c);
-/* earliest timer of @p (0: none) */
-u64 mre_path_deadline(const struct mre_path *p);
+/*
+ * Earliest timer of @p (0: none). Every run of the connection asks it of
+ * every path twice, so it is inline and without branches: a 0 ("none")
+ * becomes the largest value as x - 1, which the minimum passes over.
+ */
+static inline u64 mre_path_deadline(const struct mre_path *p)
+{
+	u64 d = p->rto_at - 1;
+
+	d = MRE_MIN(d, p->probe_at - 1);
+	d = MRE_MIN(d, p->ack_at - 1);
+	d = MRE_MIN(d, p->quiet_due - 1);
+	d = MRE_MIN(d, p->tlp_at - 1);
+	return d + 1;
+}
 
 /* receive side: a sequenced packet (DATA or PROBE) arrived on @p */
 enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
