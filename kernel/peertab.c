@@ -50,64 +50,23 @@ u64 mroce_peer_now(struct mroce_peer *peer)
 	return peer->now;
 }
 
-/* run the engine: its next deadline, for set_timer() */
+/* run the engine, keep the timer on its deadline, unlock */
 static void peer_run(struct mroce_peer *peer)
 {
-	peer->next_at = mre_conn_run(&peer->conn, mroce_peer_now(peer));
-	peer->batch = NULL;
-}
+	u64 next = mre_conn_run(&peer->conn, mroce_peer_now(peer));
 
-/*
- * Peer locked: keep the timer on the engine's deadline. A later deadline
- * leaves the timer where it is (it fires, finds nothing due and goes to
- * the new one: cheaper than moving it at every ACK of a stream); none at
- * all cancels it. A timer whose callback is running already cannot be
- * cancelled; it runs the engine once more, harmlessly.
- */
-static void set_timer(struct mroce_peer *peer)
-{
-	u64 next = peer->next_at;
-
-	if (!next) {
-		if (peer->armed_at && hrtimer_try_to_cancel(&peer->timer) == 1)
-			peer->armed_at = 0;
-	} else if (!peer->armed_at || next < peer->armed_at) {
+	if (next && (!peer->armed_at || next < peer->armed_at)) {
 		peer->armed_at = next;
 		hrtimer_start(&peer->timer, ns_to_ktime(next),
 			      HRTIMER_MODE_ABS_SOFT);
 	}
+	peer->batch = NULL;
 }
 
 void mroce_peer_unlock(struct mroce_peer *peer)
 	__releases(&peer->lock)
 {
 	peer_run(peer);
-	set_timer(peer);
-	spin_unlock_bh(&peer->lock);
-}
-
-/*
- * The hot paths (a datagram in, a doorbell) set the timer only after
- * their batch went out. Where the wire is a veth pair, the packets of
- * the batch are handled inline, in our own flush: a small READ's
- * response and its ACK come back before it returns, and the tail probe
- * the request armed, then the cancel at its answer, would have
- * reprogrammed the CPU's timer twice for nothing (an emulated one costs
- * microseconds each). The peer's deadline then is whatever the last run,
- * nested or not, left; between the two steps another holder may have
- * set the timer already, and set_timer() agrees with it.
- */
-void mroce_peer_unlock_defer(struct mroce_peer *peer)
-	__releases(&peer->lock)
-{
-	peer_run(peer);
-	spin_unlock_bh(&peer->lock);
-}
-
-void mroce_peer_arm(struct mroce_peer *peer)
-{
-	spin_lock_bh(&peer->lock);
-	set_timer(peer);
 	spin_unlock_bh(&peer->lock);
 }
 
@@ -122,7 +81,6 @@ static enum hrtimer_restart peer_timer(struct hrtimer *t)
 	peer->now = 0;
 	peer->armed_at = 0;
 	peer_run(peer);
-	set_timer(peer);
 	spin_unlock(&peer->lock);
 	mroce_batch_flush(&b);
 	return HRTIMER_NORESTART;

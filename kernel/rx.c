@@ -40,13 +40,10 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
 	mroce_batch_init(&ctx.b);
 	c = mre_ep_rx(&mdev->ep, ctx.now, &rx);
 	if (c) {
-		mroce_peer_unlock_defer(mroce_peer_of(c));	/* runs it */
-		mroce_batch_flush(&ctx.b);
-		mroce_peer_arm(mroce_peer_of(c));
+		mroce_peer_unlock(mroce_peer_of(c));	/* runs it */
 		mroce_peer_release(mroce_peer_of(c));
-	} else {
-		mroce_batch_flush(&ctx.b);
 	}
+	mroce_batch_flush(&ctx.b);
 	if (!ctx.kept)
 		consume_skb(skb);	/* each drop is counted by its reason */
 }
