@@ -589,7 +589,10 @@ void mroce_req_kick(struct mroce_qp *qp)
 	} else if (peer && qp->state == IB_QPS_RTS) {
 		mroce_peer_lock(peer, &b);
 		kick_conn(qp, &b);
-		mroce_peer_unlock(peer);
+		mroce_peer_unlock_defer(peer);
+		mroce_batch_flush(&b);
+		mroce_peer_arm(peer);	/* the QP holds the peer */
+		return;
 	}
 	mroce_batch_flush(&b);
 }

@@ -54,7 +54,9 @@ wall=$(elapsed "$t0")
 	cat "$src/ceiling.md" 2>/dev/null || true
 	echo
 	echo "Ratios are of medians. Per-run figures, netem drops and counter deltas: raw.tsv."
-	echo "Medians: summary.tsv."
+	echo "Medians: summary.tsv. What limits the targets missed, and the figures before this"
+	echo "round's changes: NOTES.md; where a small operation's time goes: PROFILE.md"
+	echo "(scripts/bench-profile.sh)."
 } > "$OUT/README.md"
 cat "$OUT/README.md"
 tlog bench-guest "$wall" "rc=$rc run=$NAME"

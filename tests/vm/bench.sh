@@ -13,6 +13,8 @@
 #     scale=1           multiplies the message counts
 #     ceiling=1         0: no UDP ceiling runs
 #
+# The _lo cases run both QPs on one device (client and server on rxe0 /
+# mroce0, its own address): loopback, as single-host tests and pyverbs run.
 # Client (data sender) rxe0 / mroce0 on vethA, server rxe1 / mroce1 on
 # vethB, both drivers on the same veth pair in init_net. netem sits on
 # vethA's egress, the data direction (READ: the responder's, vethB);
@@ -54,6 +56,8 @@ atomic_lat|ib_atomic_lat -n 2000|lat|none|<=1
 write_lat_64k|ib_write_lat -s 65536 -n 200|lat|none|<=1
 write_bw_64k_loss|ib_write_bw -s 65536 -n 300|bw|loss|>=10
 write_bw_4k_loss|ib_write_bw -s 4096 -n 5000|bw|loss|>=2
+write_bw_64k_lo|ib_write_bw -s 65536 -n 1000|bw|none|>=1
+write_lat_2_lo|ib_write_lat -s 2 -n 2000|lat|none|<=1
 "
 O=${RIG_OUT:-/tmp}/bench
 mkdir -p "$O"
@@ -135,6 +139,10 @@ run() {	# run DRIVER CASE REP SLOT
 	done
 	sdev=${SRV[$d]} cdev=${CLI[$d]} sip=198.18.0.2 cif=vethA
 	local sg=(-x "${SG[$d]}") cg=(-x "${CG[$d]}")
+	# loopback: both QPs on the client's device (one device talking to itself)
+	if [[ $c == *_lo ]]; then
+		sdev=$cdev sip=198.18.0.1 sg=(-x "${CG[$d]}")
+	fi
 	if [ "$c" = write_bw_64k_cm ]; then
 		sdev=${d}cB cdev=${d}cA sip=198.18.${CMNET[$d]}.2 cif=c${d}A
 		if [ -n "${CMNS[$d]}" ]; then
@@ -252,7 +260,7 @@ done
 				g = substr(goal, 3) + 0
 				met = (substr(goal, 1, 2) == ">=") ? (x >= g ? "yes" : "no") : (x <= g ? "yes" : "no")
 			}
-			name = prog (ne == "loss" ? ", netem loss " loss : "")
+			name = prog (ne == "loss" ? ", netem loss " loss : "") (c ~ /_lo$/ ? ", loopback (one device)" : "")
 			printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, (metric == "lat" ? "µs" : "MB/s"), cell["rxe"], cell["mroce"], r, (metric == "lat" ? "≤ " : "≥ ") substr(goal, 3), met
 		}' "$S"
 	done
