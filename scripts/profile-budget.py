@@ -89,7 +89,13 @@ def nm_symbols(pattern):
     return out
 
 
-def category(comm, dso, kind, sym, engine, glue):
+# the kernel's own symbols, first match wins
+BY_NAME = [(CLOCK, "clock reads"), (TIMER, "hrtimers"), (NET, "UDP/IP/veth"),
+           (MEM, "skb and memory"), (SYSCALL, "syscall and uverbs"),
+           (LOCK, "locks, softirq, RCU"), (SCHED, "scheduler and irq")]
+
+
+def category(dso, kind, sym, engine, glue):
     base = sym.split(".")[0]
     if kind == "[.]":
         return "user space"
@@ -99,20 +105,9 @@ def category(comm, dso, kind, sym, engine, glue):
         return "mroce glue"
     if base.startswith("rxe_") or dso == "[rdma_rxe]":
         return "rxe"
-    if CLOCK.search(base):
-        return "clock reads"
-    if TIMER.search(base):
-        return "hrtimers"
-    if NET.search(base):
-        return "UDP/IP/veth"
-    if MEM.search(base):
-        return "skb and memory"
-    if SYSCALL.search(base):
-        return "syscall and uverbs"
-    if LOCK.search(base):
-        return "locks, softirq, RCU"
-    if SCHED.search(base):
-        return "scheduler and irq"
+    for rx, name in BY_NAME:
+        if rx.search(base):
+            return name
     return "other kernel"
 
 
@@ -126,13 +121,11 @@ def parse(path, engine, glue):
         m = LINE.match(line)
         if not m:
             continue
-        pct, comm, dso, kind, sym = float(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5)
-        if comm == "swapper" and IDLE.search(sym):
-            continue
+        pct, dso, kind, sym = float(m.group(1)), m.group(3), m.group(4), m.group(5)
         if IDLE.search(sym):
             continue
         busy += pct
-        c = category(comm, dso, kind, sym, engine, glue)
+        c = category(dso, kind, sym, engine, glue)
         cats[c] = cats.get(c, 0.0) + pct
     return busy, cats
 
