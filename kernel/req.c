@@ -580,7 +580,7 @@ static void kick_ud(struct mroce_qp *qp, struct mroce_batch *b)
 
 void mroce_req_kick(struct mroce_qp *qp)
 {
-	struct mroce_peer *peer = READ_ONCE(qp->peer);
+	struct mroce_peer *peer = READ_ONCE(qp->peer), *arm = NULL;
 	struct mroce_batch b;
 
 	mroce_batch_init(&b);
@@ -590,9 +590,9 @@ void mroce_req_kick(struct mroce_qp *qp)
 		mroce_peer_lock(peer, &b);
 		kick_conn(qp, &b);
 		mroce_peer_unlock_defer(peer);
-		mroce_batch_flush(&b);
-		mroce_peer_arm(peer);	/* the QP holds the peer */
-		return;
+		arm = peer;		/* the QP holds the peer */
 	}
 	mroce_batch_flush(&b);
+	if (arm)
+		mroce_peer_arm(arm);
 }

@@ -125,7 +125,7 @@ void mre_recv_answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
 
 	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
 	    t->stream != stream || t->msn != msn ||
-	    (t->op != MRE_OP_READ_REQ && t->op != MRE_OP_ATOMIC_REQ) ||
+	    !mre_op_answered(t->op) ||
 	    t->state == MRE_TXD_ACKED)
 		return;
 	c->ep->ctr.resp_acks++;
@@ -257,8 +257,7 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 		if (syn != MRE_SYN_NONE) {
 			c->nak = (u8)syn;
 			why = ACK_OTHER;
-		} else if (why == ACK_DELAY && (d->op == MRE_OP_READ_REQ ||
-						d->op == MRE_OP_ATOMIC_REQ)) {
+		} else if (why == ACK_DELAY && mre_op_answered(d->op)) {
 			/*
 			 * Accepted: our response will say so (the requester
 			 * takes it as the request's ACK, mre_recv_answered()),

@@ -192,15 +192,6 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 	return true;
 }
 
-/*
- * A READ or ATOMIC request is answered by its response, which accepts its
- * TSN at the requester (mre_recv_answered()): it need not ask for an ACK.
- */
-static bool answered(u8 op)
-{
-	return op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
-}
-
 /* the common and DATA fields of TSN @tsn going out on @p; its header length */
 static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 		    struct mre_pkt *pkt)
@@ -215,11 +206,11 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 	 * connection spread over many paths (an incast: a packet per path in
 	 * the first RTT) would learn its rate hint, and its RTTs, that much
 	 * later. Until then the path runs on a guessed RTO. A request's
-	 * last packet does not ask (answered()): its response answers it.
+	 * last packet does not ask (mre_op_answered()).
 	 */
 	pkt->flags = (t->xmits ? MRE_F_RETX : 0) |
-		     ((t->dflags & MRE_DF_LAST && !answered(t->op)) || !p->srtt ?
-		      MRE_F_ACK_REQ : 0);
+		     ((t->dflags & MRE_DF_LAST && !mre_op_answered(t->op)) ||
+		      !p->srtt ? MRE_F_ACK_REQ : 0);
 	pkt->path = p->id;
 	pkt->dst_cid = c->remote_cid;
 	pkt->ts = (u32)now;
@@ -239,7 +230,7 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 	 */
 	if ((++p->since_ask >= MRE_MAX(1u, (p->cwnd >> MRE_FP) / 2) ||
 	     ++c->since_ask >= MRE_MAX(1u, (c->cwnd >> MRE_FP) / 2)) &&
-	    !answered(t->op))
+	    !mre_op_answered(t->op))
 		pkt->flags |= MRE_F_ACK_REQ;
 	if (pkt->flags & MRE_F_ACK_REQ) {
 		p->since_ask = 0;

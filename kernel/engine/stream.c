@@ -310,11 +310,15 @@ void mre_stream_msg_failed(struct mre_stream *s, u32 msn, enum mre_status st)
  */
 static bool response_held(const struct mre_stream *s, u32 msn)
 {
-	u32 i;
+	u32 rdsn;
 
-	for (i = 0; i < MRE_RD_SLOTS; i++)
-		if (s->rq[i].state == MRE_SLOT_DONE && s->rq[i].msn == msn)
+	/* only outstanding slots (at most max_rd) hold a response */
+	for (rdsn = s->rd_comp; rdsn != s->tx_rdsn; rdsn++) {
+		const struct mre_rd_slot *r = &s->rq[rdsn % MRE_RD_SLOTS];
+
+		if (r->state == MRE_SLOT_DONE && r->msn == msn)
 			return true;
+	}
 	return false;
 }
 

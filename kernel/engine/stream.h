@@ -31,6 +31,16 @@ struct mre_txd;
 
 #define MRE_RD_SLOTS 128	/* per side and stream: the initiator depth (rxe: 128) */
 
+/*
+ * A READ or ATOMIC request: its response answers it, and accepts its TSN
+ * at the requester (mre_recv_answered()), so it neither asks for an ACK
+ * nor draws one.
+ */
+static inline bool mre_op_answered(u8 op)
+{
+	return op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
+}
+
 enum mre_stream_state {
 	MRE_STREAM_DETACHED = 0,
 	MRE_STREAM_ACTIVE,	/* sends requests and responses */
