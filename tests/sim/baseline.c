@@ -356,6 +356,7 @@ void bl_free(struct bl_host *bh)
 
 	for (i = 0; i < bh->nqps; i++)
 		free(bh->qps[i]);
+	free(bh->qps);
 	free(bh);
 }
 
@@ -365,8 +366,14 @@ struct bl_qp *bl_qp_new(struct bl_host *bh, u32 qpn, u32 peer, u32 peer_qpn)
 	struct bl_qp *q = calloc(1, sizeof(*q));
 	u64 r = sim_seed_of(s, 0xb1ULL << 40 | (u64)bh->host->idx << 20 | qpn);
 
-	if (!q || bh->nqps == BL_MAX_QPS)
+	if (!q)
 		abort();
+	if (bh->nqps == bh->capqps) {
+		bh->capqps = bh->capqps ? 2 * bh->capqps : 8;
+		bh->qps = realloc(bh->qps, bh->capqps * sizeof(*bh->qps));
+		if (!bh->qps)
+			abort();
+	}
 	q->bh = bh;
 	q->qpn = qpn;
 	q->peer = peer;

@@ -34,7 +34,6 @@
 
 #define BL_UDP_PORT	4791	/* RoCEv2 */
 #define BL_SQ		64	/* messages outstanding per QP */
-#define BL_MAX_QPS	128
 /* RoCEv2 header bytes on the wire: BTH 12 + RETH 16 + ICRC 4; ACK: BTH+AETH+ICRC */
 #define BL_DATA_WIRE_HDR 32
 #define BL_ACK_WIRE	20
@@ -118,8 +117,9 @@ struct bl_qp {
 struct bl_host {
 	struct sim_host *host;
 	struct bl_cfg cfg;
-	struct bl_qp *qps[BL_MAX_QPS];
+	struct bl_qp **qps;
 	u32 nqps;
+	u32 capqps;
 	u32 rr;
 	struct bl_counters ctr;
 };

@@ -16,24 +16,25 @@
  */
 #include "report.h"
 #include "simcli.h"
+#include "bench.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define NSEEDS 3
 #define BH_SEEDS 5
 
-static FILE *md;
+FILE *bench_md;
 static FILE *figs_tsv;
 static const char *outdir;
 static u64 rto_min_ns;		/* 0: the engine's default */
 
-static void tune(struct scen *s)
+void bench_tune(struct scen *s)
 {
 	if (rto_min_ns)
 		s->cfg.rto_min_ns = rto_min_ns;
 }
 
-static FILE *tsv(const char *name)
+FILE *bench_tsv(const char *name)
 {
 	char path[512];
 	FILE *f;
@@ -52,7 +53,7 @@ static void parallel(struct scen *s, u8 xport, u64 bytes, u64 seed)
 	scen_defaults(s);
 	s->xport = xport;
 	s->seed = seed;
-	tune(s);
+	bench_tune(s);
 	scen_flow(s, 0, 1, bytes, 0);
 }
 
@@ -64,7 +65,7 @@ static void must_run(struct scen *s)
 	}
 }
 
-static void fig(const char *name, double v)
+void bench_fig(const char *name, double v)
 {
 	fprintf(figs_tsv, "%s\t%.3f\n", name, v);
 }
@@ -74,7 +75,7 @@ static double pct(u64 a, u64 b)
 	return b ? 100.0 * (double)a / (double)b : 0;
 }
 
-static const char *met(bool ok)
+const char *bench_met(bool ok)
 {
 	return ok ? "met" : "**missed**";
 }
@@ -128,7 +129,7 @@ static void fig_loss(void)
 {
 	static const u32 ppm[] = { 0, 1000, 10000, 50000, 100000 };
 	double g[2][5] = { { 0 } }, rx[2][5] = { { 0 } };
-	FILE *f = tsv("loss.tsv");
+	FILE *f = bench_tsv("loss.tsv");
 	u32 i, x, k;
 
 	fprintf(f, "loss_pct\te2e_pct\tmroce_gbps\tmroce_ratio\tmroce_retx_pct\trocev2_gbps\trocev2_ratio\trocev2_retx_pct\n");
@@ -148,7 +149,7 @@ static void fig_loss(void)
 			g[1][i], g[1][i] / g[1][0], rx[1][i]);
 	}
 	fclose(f);
-	fprintf(md, "## Goodput vs random loss\n\n"
+	fprintf(bench_md, "## Goodput vs random loss\n\n"
 		"Two hosts, 8 spines (8 paths for MetaRoCE; the baseline is one QP, so one path), "
 		"32 MiB WRITE (or 20 ms if slower), loss on every spine link in both directions "
 		"(a packet crosses two: end-to-end loss 1-(1-p)^2, ACKs too). Mean of %u seeds. "
@@ -156,17 +157,17 @@ static void fig_loss(void)
 		"| loss per link | MetaRoCE Gbit/s | ratio | retx %% | RoCEv2 Gbit/s | ratio | retx %% |\n"
 		"|---|---|---|---|---|---|---|\n", NSEEDS);
 	for (i = 0; i < 5; i++)
-		fprintf(md, "| %g %% | %.1f | %.3f | %.2f | %.1f | %.3f | %.2f |\n",
+		fprintf(bench_md, "| %g %% | %.1f | %.3f | %.2f | %.1f | %.3f | %.2f |\n",
 			ppm[i] / 1e4, g[0][i], g[0][i] / g[0][0], rx[0][i],
 			g[1][i], g[1][i] / g[1][0], rx[1][i]);
-	fig("loss_ratio_1pct", g[0][2] / g[0][0]);
-	fig("loss_ratio_5pct", g[0][3] / g[0][0]);
-	fig("loss_ratio_10pct", g[0][4] / g[0][0]);
-	fprintf(md, "\nGoal: >= 0.90 of lossless at 1 %% (%s: %.3f), >= 0.50 at 10 %% (%s: %.3f); "
+	bench_fig("loss_ratio_1pct", g[0][2] / g[0][0]);
+	bench_fig("loss_ratio_5pct", g[0][3] / g[0][0]);
+	bench_fig("loss_ratio_10pct", g[0][4] / g[0][0]);
+	fprintf(bench_md, "\nGoal: >= 0.90 of lossless at 1 %% (%s: %.3f), >= 0.50 at 10 %% (%s: %.3f); "
 		"Meta reports ~0.86 at 1 %%. Baseline at 1 %%: %.3f, at 10 %%: %.3f.\n\n"
 		"![goodput vs loss](loss.png)\n\n",
-		met(g[0][2] / g[0][0] >= 0.9), g[0][2] / g[0][0],
-		met(g[0][4] / g[0][0] >= 0.5), g[0][4] / g[0][0],
+		bench_met(g[0][2] / g[0][0] >= 0.9), g[0][2] / g[0][0],
+		bench_met(g[0][4] / g[0][0] >= 0.5), g[0][4] / g[0][0],
 		g[1][2] / g[1][0], g[1][4] / g[1][0]);
 }
 
@@ -245,7 +246,7 @@ static struct bh_res bh_run(u8 xport, u32 streams, u64 seed, FILE *series)
 
 static void bh_series(const char *name, u8 xport, u32 streams)
 {
-	FILE *f = tsv(name);
+	FILE *f = bench_tsv(name);
 
 	fprintf(f, "time_us\tgbps\n");
 	bh_run(xport, streams, 1, f);
@@ -265,7 +266,7 @@ static void fig_blackhole(void)
 	double rec7[BH_SEEDS], rec[BH_SEEDS], gate[BH_SEEDS];
 	struct bh_res bl1, bl8;
 	struct scen d;
-	FILE *f = tsv("blackhole_seeds.tsv");
+	FILE *f = bench_tsv("blackhole_seeds.tsv");
 	char a[64], b[64], c[64];
 	u64 rtt;
 	u32 k;
@@ -273,7 +274,7 @@ static void fig_blackhole(void)
 	parallel(&d, WL_MROCE, 0, 1);
 	rtt = rep_base_rtt(&d);
 	fprintf(f, "seed\tspine\tshare\tg0_gbps\tdip_gbps\trec_7of8_us\trec_full_us\tgate_stall_us\n");
-	fprintf(md, "## One spine of 8 black-holed mid-transfer\n\n"
+	fprintf(bench_md, "## One spine of 8 black-holed mid-transfer\n\n"
 		"Two hosts, 8 spines, one unending WRITE stream; at t = 1 ms the spine that had "
 		"carried the most packets (plane 0) starts dropping everything, silently (routing "
 		"does not know). Goodput is placed bytes over a sliding 10 us window (about one "
@@ -296,7 +297,7 @@ static void fig_blackhole(void)
 		fmt_us(a, sizeof(a), r.rec7_us, rtt);
 		fmt_us(b, sizeof(b), r.rec_us, rtt);
 		fmt_us(c, sizeof(c), r.gate_us, rtt);
-		fprintf(md, "| %u | %u (%.0f %%) | %.1f | %.1f | %s | %s | %s |\n", k + 1,
+		fprintf(bench_md, "| %u | %u (%.0f %%) | %.1f | %.1f | %s | %s | %s |\n", k + 1,
 			r.spine, 100 * r.share, r.g0, r.dip, a, b, c);
 	}
 	fclose(f);
@@ -305,19 +306,19 @@ static void fig_blackhole(void)
 	bh_series("blackhole_mroce.tsv", WL_MROCE, 1);
 	bh_series("blackhole_rocev2_1qp.tsv", WL_ROCEV2, 1);
 	bh_series("blackhole_rocev2_8qp.tsv", WL_ROCEV2, 8);
-	fig("blackhole_recovery_7of8_rtt", median(rec7, BH_SEEDS) * 1000 / rtt);
-	fig("blackhole_recovery_full_rtt", median(rec, BH_SEEDS) * 1000 / rtt);
-	fig("blackhole_gate_stall_rtt", median(gate, BH_SEEDS) * 1000 / rtt);
+	bench_fig("blackhole_recovery_7of8_rtt", median(rec7, BH_SEEDS) * 1000 / rtt);
+	bench_fig("blackhole_recovery_full_rtt", median(rec, BH_SEEDS) * 1000 / rtt);
+	bench_fig("blackhole_gate_stall_rtt", median(gate, BH_SEEDS) * 1000 / rtt);
 	fmt_us(a, sizeof(a), median(rec7, BH_SEEDS), rtt);
 	fmt_us(b, sizeof(b), median(rec, BH_SEEDS), rtt);
 	fmt_us(c, sizeof(c), median(gate, BH_SEEDS), rtt);
-	fprintf(md, "\nMedian over %u seeds: recovery (7/8) %s, full %s, gate stall %s. "
+	fprintf(bench_md, "\nMedian over %u seeds: recovery (7/8) %s, full %s, gate stall %s. "
 		"Goal: <= 3 RTTs (%s for the brief's threshold).\n\n",
-		BH_SEEDS, a, b, c, met(median(rec7, BH_SEEDS) * 1000 <= 3.0 * rtt));
+		BH_SEEDS, a, b, c, bench_met(median(rec7, BH_SEEDS) * 1000 <= 3.0 * rtt));
 	fmt_us(a, sizeof(a), bl1.rec7_us, rtt);
 	fmt_us(b, sizeof(b), bl8.rec7_us, rtt);
 	fmt_us(c, sizeof(c), bl8.rec_us, rtt);
-	fprintf(md, "Baseline (seed 1): one QP (%.1f Gbit/s before, lowest after %.1f): recovery %s; "
+	fprintf(bench_md, "Baseline (seed 1): one QP (%.1f Gbit/s before, lowest after %.1f): recovery %s; "
 		"its source port is fixed, so it stays on the dead spine until its retries run out. "
 		"Eight QPs, one port each (%.1f Gbit/s before, lowest %.1f): recovery (7/8) %s, full %s; "
 		"the QPs hashed onto the dead spine never complete.\n\n"
@@ -330,13 +331,13 @@ static void fig_blackhole(void)
 static void fig_reorder(void)
 {
 	static const u64 skew[] = { 0, 500, 1000, 2000, 4000 };
-	FILE *f = tsv("reorder.tsv");
+	FILE *f = bench_tsv("reorder.tsv");
 	struct scen d;
 	u32 i, k;
 
 	parallel(&d, WL_MROCE, 0, 1);
 	fprintf(f, "skew_ns\tmax_rtt_us\tspurious_pct\tretx\tdata\trto\tgbps\n");
-	fprintf(md, "## Paths of different lengths, no loss: spurious retransmissions\n\n"
+	fprintf(bench_md, "## Paths of different lengths, no loss: spurious retransmissions\n\n"
 		"Two hosts, 8 spines; spine i's links are i * skew longer each way, so path RTTs "
 		"range from %.1f us up to %.1f us + 28 * skew. Nothing is lost and each path keeps "
 		"its order, so every retransmission is spurious. 32 MiB, %u seeds summed. The "
@@ -369,16 +370,16 @@ static void fig_reorder(void)
 			char n[64];
 
 			snprintf(n, sizeof(n), "reorder_spurious_pct_skew%llu", skew[i]);
-			fig(n, sp);
+			bench_fig(n, sp);
 		}
 		fprintf(f, "%llu\t%.1f\t%.3f\t%llu\t%llu\t%llu\t%.2f\n", skew[i], rtt,
 			sp, retx, data, rto, g);
-		fprintf(md, "| %.1f us | %.1f us | %.3f %% (%llu / %llu) %s | %llu | %.1f Gbit/s |\n",
+		fprintf(bench_md, "| %.1f us | %.1f us | %.3f %% (%llu / %llu) %s | %llu | %.1f Gbit/s |\n",
 			skew[i] / 1000.0, rtt, sp, retx, data,
 			sp < 1 ? "" : "**goal missed**", rto, g);
 	}
 	fclose(f);
-	fprintf(md, "\nGoal: < 1 %% of packets.\n\n![spurious retransmissions](reorder.png)\n\n");
+	fprintf(bench_md, "\nGoal: < 1 %% of packets.\n\n![spurious retransmissions](reorder.png)\n\n");
 }
 
 /* --- 16:1 incast --------------------------------------------------------------- */
@@ -479,7 +480,7 @@ static struct in_res in_run(u8 xport, bool hints, const char *series)
 	s.xport = xport;
 	s.no_hints = !hints;
 	s.sample_ns = IN_SAMPLE;
-	tune(&s);
+	bench_tune(&s);
 	for (i = 0; i < IN_N; i++)
 		scen_flow(&s, i, IN_N, 4 << 20, 0);
 	must_run(&s);
@@ -492,7 +493,7 @@ static struct in_res in_run(u8 xport, bool hints, const char *series)
 	r.drops = s.topo.rx_port[IN_N][0]->drop_full;
 	r.above = above_us(&s, s.tc.host.ecn_k);
 	if (series) {
-		FILE *t = tsv(series);
+		FILE *t = bench_tsv(series);
 
 		fprintf(t, "time_us\tqueue_kb\tjain");
 		for (f = 0; f < s.nflows; f++)
@@ -520,7 +521,7 @@ static void in_row(const char *name, const struct in_res *r, u64 rtt,
 	fmt_us(a2, sizeof(a2), r->hint < 0 ? -1 : r->hint - r->up, rtt);
 	fmt_us(b, sizeof(b), r->fair, rtt);
 	fmt_us(b2, sizeof(b2), r->fair < 0 ? -1 : r->fair - r->up, rtt);
-	fprintf(md, "| %s | %s | %s | %s | %s | %.1f | %llu KiB | %llu | %llu us |\n",
+	fprintf(bench_md, "| %s | %s | %s | %s | %s | %.1f | %llu KiB | %llu | %llu us |\n",
 		name, hints ? a : "n/a", hints ? a2 : "n/a", b, b2, r->gbps,
 		r->peak / 1024, r->drops, r->above);
 }
@@ -535,7 +536,7 @@ static void fig_incast(void)
 
 	parallel(&d, WL_MROCE, 0, 1);
 	rtt = rep_base_rtt(&d);
-	fprintf(md, "## 16:1 incast\n\n"
+	fprintf(bench_md, "## 16:1 incast\n\n"
 		"16 senders on 2 leaves, 4 spines, one receiver on its own leaf; each sends 4 MiB, "
 		"all starting at t = 0 (handshake included). Receiver port: 512 KiB buffer, ECN "
 		"above 64 KiB. Hint convergence = the time after which every sender paces within "
@@ -546,18 +547,18 @@ static void fig_incast(void)
 		"sampled every 2 us). RTT = %.1f us unloaded.\n\n"
 		"| transport | hint convergence | ... after the handshake | delivered fairness | ... after the handshake | goodput Gbit/s | peak queue | drops at receiver port | time queue > K |\n"
 		"|---|---|---|---|---|---|---|---|---|\n", h.up, rtt / 1000.0);
-	fig("incast_hint_rtt", h.hint < 0 ? -1 : (h.hint - h.up) * 1000 / rtt);
-	fig("incast_fair_rtt", h.fair < 0 ? -1 : (h.fair - h.up) * 1000 / rtt);
-	fig("incast_drops", (double)h.drops);
+	bench_fig("incast_hint_rtt", h.hint < 0 ? -1 : (h.hint - h.up) * 1000 / rtt);
+	bench_fig("incast_fair_rtt", h.fair < 0 ? -1 : (h.fair - h.up) * 1000 / rtt);
+	bench_fig("incast_drops", (double)h.drops);
 	in_row("MetaRoCE, hints", &h, rtt, true);
 	in_row("MetaRoCE, no hints", &n, rtt, false);
 	in_row("RoCEv2 baseline", &b, rtt, false);
-	fprintf(md, "\nGoal: converge to fair share within 2 RTTs (%s for the hints, counted after the "
+	fprintf(bench_md, "\nGoal: converge to fair share within 2 RTTs (%s for the hints, counted after the "
 		"handshake; %s for delivered fairness). Delivered fairness cannot read less than "
 		"its first 50 us window from t = 0: %.0f us (%.1f RTT) after the handshake.\n\n"
 		"![incast queue](incast_queue.png) ![incast per-sender goodput](incast_flows.png)\n\n",
-		met(h.hint >= 0 && (h.hint - h.up) * 1000 <= 2.0 * rtt),
-		met(h.fair >= 0 && (h.fair - h.up) * 1000 <= 2.0 * rtt),
+		bench_met(h.hint >= 0 && (h.hint - h.up) * 1000 <= 2.0 * rtt),
+		bench_met(h.fair >= 0 && (h.fair - h.up) * 1000 <= 2.0 * rtt),
 		IN_WIN * IN_SAMPLE / 1000.0 - h.up,
 		(IN_WIN * IN_SAMPLE / 1000.0 - h.up) * 1000 / rtt);
 }
@@ -584,7 +585,7 @@ static void fig_streams(void)
 	struct mre_counters c1, c64;
 	struct mre_config cfg;
 	double g1 = streams_run(1, &c1), g64 = streams_run(64, &c64);
-	FILE *f = tsv("streams.tsv");
+	FILE *f = bench_tsv("streams.tsv");
 	u32 conn;
 
 	scen_engine_cfg(&cfg);
@@ -592,7 +593,7 @@ static void fig_streams(void)
 	fprintf(f, "streams\tgbps\tretx\n1\t%.2f\t%llu\n64\t%.2f\t%llu\n", g1,
 		c1.tx_retx, g64, c64.tx_retx);
 	fclose(f);
-	fprintf(md, "## 1 vs 64 streams on one connection\n\n"
+	fprintf(bench_md, "## 1 vs 64 streams on one connection\n\n"
 		"Two hosts, 8 spines, 64 MiB as 64 KiB WRITEs: one QP with 16 posted, or 64 QPs "
 		"with 2 each, all on one connection.\n\n"
 		"| streams | goodput Gbit/s | retransmissions |\n|---|---|---|\n"
@@ -607,7 +608,7 @@ static void fig_streams(void)
 		"| the model's QP around it (sizeof(struct mdl_qp), not engine state) | %zu | streams |\n\n"
 		"A connection's memory does not change with the number of streams: 64 streams "
 		"add 64 * %zu = %zu bytes, all in the QPs.\n\n",
-		g1, c1.tx_retx, g64, c64.tx_retx, met(g64 >= 0.97 * g1), g64 / g1,
+		g1, c1.tx_retx, g64, c64.tx_retx, bench_met(g64 >= 0.97 * g1), g64 / g1,
 		cfg.window_log2, cfg.npaths, sizeof(struct mre_conn),
 		mre_conn_mem_size(&cfg), conn, sizeof(struct mre_path),
 		sizeof(struct mre_txd) + sizeof(struct mre_gate) + sizeof(u32),
@@ -626,6 +627,8 @@ static const struct {
 	{ "reorder", fig_reorder },
 	{ "incast", fig_incast },
 	{ "streams", fig_streams },
+	{ "fattree", fig_fattree },
+	{ "scale", fig_scale },
 };
 
 int sim_bench_main(const char *dir, int argc, char **argv)
@@ -641,10 +644,10 @@ int sim_bench_main(const char *dir, int argc, char **argv)
 		argv += 2;
 	}
 	snprintf(path, sizeof(path), "%s/summary.md", dir);
-	md = fopen(path, "w");
+	bench_md = fopen(path, "w");
 	snprintf(path, sizeof(path), "%s/figures.tsv", dir);
 	figs_tsv = fopen(path, "w");
-	if (!md || !figs_tsv) {
+	if (!bench_md || !figs_tsv) {
 		perror(path);
 		return 1;
 	}
@@ -657,12 +660,12 @@ int sim_bench_main(const char *dir, int argc, char **argv)
 			continue;
 		fprintf(stderr, "bench: %s\n", figs[i].name);
 		figs[i].fn();
-		fflush(md);
+		fflush(bench_md);
 	}
 	if (rto_min_ns)
-		fprintf(md, "(All runs above with rto_min_ns = %llu, not the default.)\n",
+		fprintf(bench_md, "(All runs above with rto_min_ns = %llu, not the default.)\n",
 			rto_min_ns);
-	fclose(md);
+	fclose(bench_md);
 	fclose(figs_tsv);
 	return 0;
 }

@@ -93,13 +93,18 @@ static void t_routes_fattree(void)
 	CHECK_EQ(s.topo.nhosts, 16);
 	/* the first edge switch: its own hosts direct, the rest over 2 aggs */
 	edge = (struct sim_switch *)s.topo.rx_port[0][0]->from;
-	CHECK_EQ(edge->rt[0].n, 1);
-	CHECK_EQ(edge->rt[1].n, 1);
+	CHECK_EQ(sim_switch_route(edge, 0)->n, 1);
+	CHECK_EQ(sim_switch_route(edge, 1)->n, 1);
 	for (i = 2; i < 16; i++)
-		CHECK_EQ(edge->rt[i].n, 2);
+		CHECK_EQ(sim_switch_route(edge, i)->n, 2);
 	/* a core switch reaches every host through exactly one port */
 	for (i = 0; i < 16; i++)
-		CHECK_EQ(s.topo.spine[0][0]->rt[i].n, 1);
+		CHECK_EQ(sim_switch_route(s.topo.spine[0][0], i)->n, 1);
+	/* few distinct ECMP sets: one per downward port and one upward */
+	CHECK(edge->ngrp <= edge->node.nports + 1);
+	/* link 2 joins agg0.0 to core0.0 (bench's failed link) */
+	CHECK(!strcmp(s.topo.links[2]->dir[0].from->name, "agg0.0") &&
+	      !strcmp(s.topo.links[2]->dir[0].to->name, "core0.0"));
 	topo_free(&s.topo);
 	sim_free(&s.sim);
 }
@@ -154,6 +159,39 @@ static void t_link_queue(void)
 	/* marked when more than ecn_k bytes were already queued */
 	CHECK_EQ(b.ce[0] + b.ce[1] + b.ce[2], 0);
 	CHECK_EQ(b.ce[3] + b.ce[4], 2);
+	CHECK_EQ(s.pkts_live, 0);
+	sim_free(&s);
+}
+
+/* RED-like marking: none below ecn_k, all above ecn_kmax, a share between */
+static void t_ecn_red(void)
+{
+	const struct sim_link_cfg cfg = {
+		.mbps = 100, .delay_ns = 1000, .ecn_k = 10 * 1000,
+		.ecn_kmax = 30 * 1000,
+	};
+	struct sim s;
+	struct sink a = { .node.rx = sink_rx }, b = { .node.rx = sink_rx };
+	struct sim_link l;
+	u32 i, marks[3] = { 0 };
+
+	sim_init(&s, 1, NULL);
+	a.node.sim = b.node.sim = &s;
+	sim_link_init(&l, &s, 0, &a.node, &b.node, &cfg);
+	/* a slow link: the queue only grows while we enqueue */
+	for (i = 0; i < 40; i++) {
+		struct sim_pkt *k = sim_pkt_alloc(&s);
+		u64 q = l.dir[0].qbytes;
+
+		k->len = 0;
+		k->wire = 1000;
+		sim_port_send(&l.dir[0], k);
+		marks[q <= cfg.ecn_k ? 0 : q < cfg.ecn_kmax ? 1 : 2] += k->ce;
+	}
+	CHECK_EQ(marks[0], 0);
+	CHECK_EQ(marks[2], 10);		/* queued 30..39 KB: every one */
+	CHECK(marks[1] > 3 && marks[1] < 17);	/* about half of 19 */
+	sim_run(&s, 100000000);
 	CHECK_EQ(s.pkts_live, 0);
 	sim_free(&s);
 }
@@ -370,6 +408,63 @@ static void t_mroce_fattree(void)
 	scen_free(&s);
 }
 
+/* 128 hosts, a random permutation, every byte once; twice the same run */
+static void fattree128_run(struct scen *s)
+{
+	scen_defaults(s);
+	s->shape = SCEN_FATTREE;
+	s->fat_k = 8;
+	s->check = true;
+	s->seed = 5;
+	scen_permutation(s, 128, 256 << 10, 5);
+	run(s, "mroce_fattree128");
+}
+
+static void t_mroce_fattree128(void)
+{
+	struct scen a, b;
+	u32 i, in[128] = { 0 };
+
+	fattree128_run(&a);
+	CHECK_EQ(a.topo.nhosts, 128);
+	CHECK_EQ(a.nflows, 128);
+	for (i = 0; i < a.nflows; i++) {
+		CHECK(a.flows[i].src != a.flows[i].dst);
+		in[a.flows[i].dst]++;
+	}
+	for (i = 0; i < 128; i++)
+		CHECK_EQ(in[i], 1);	/* a permutation: one flow into each */
+	verdict_clean(&a);
+	fattree128_run(&b);
+	CHECK_EQ(a.sim.hash, b.sim.hash);
+	scen_free(&a);
+	scen_free(&b);
+}
+
+/* leaf-spine, one spine-to-leaf direction at 25 %: slower, nothing lost */
+static void t_mroce_leafspine_degraded(void)
+{
+	struct scen s;
+	const struct sim_port *p;
+
+	scen_defaults(&s);
+	s.shape = SCEN_LEAFSPINE;
+	s.nleaves = 4;
+	s.per_leaf = 4;
+	s.nspines = 2;
+	s.check = true;
+	scen_permutation(&s, 16, 1 << 20, 3);
+	/* link 16 is spine0.0 - leaf0.0 (16 host links come first) */
+	scen_fault(&s, 0, SCEN_PORT_DEGRADE, 16, 25);
+	run(&s, "mroce_leafspine_degraded");
+	p = &s.topo.links[16]->dir[1];
+	CHECK(!strcmp(p->from->name, "spine0.0") && !strcmp(p->to->name, "leaf0.0"));
+	CHECK_EQ(p->cfg.mbps, s.tc.fabric.mbps / 4);
+	CHECK_EQ(s.topo.links[16]->dir[0].cfg.mbps, s.tc.fabric.mbps);
+	verdict_clean(&s);
+	scen_free(&s);
+}
+
 static void determinism_run(struct scen *s, u64 seed)
 {
 	parallel(s, 8, 4 << 20);
@@ -473,6 +568,7 @@ static const struct {
 	{ "ecmp_spread", t_ecmp_spread },
 	{ "routes_fattree", t_routes_fattree },
 	{ "link_queue", t_link_queue },
+	{ "ecn_red", t_ecn_red },
 	{ "mroce_exactly_once", t_mroce_exactly_once },
 	{ "mroce_skew_no_spurious", t_mroce_skew_no_spurious },
 	{ "mroce_loss_exactly_once", t_mroce_loss_exactly_once },
@@ -483,6 +579,8 @@ static const struct {
 	{ "mroce_incast16", t_mroce_incast16 },
 	{ "mroce_64_streams", t_mroce_64_streams },
 	{ "mroce_fattree", t_mroce_fattree },
+	{ "mroce_fattree128", t_mroce_fattree128 },
+	{ "mroce_leafspine_degraded", t_mroce_leafspine_degraded },
 	{ "determinism", t_determinism },
 	{ "rocev2_lossless", t_rocev2_lossless },
 	{ "rocev2_loss", t_rocev2_loss },

@@ -11,6 +11,7 @@ static void port_init(struct sim_port *p, struct sim *s, u32 id,
 	*p = (struct sim_port){
 		.sim = s, .id = id, .from = from, .to = to, .cfg = *cfg,
 		.state = SIM_LINK_UP, .rng = sim_seed_of(s, 0x9017ULL << 32 | id),
+		.ecn_rng = sim_seed_of(s, 0xec40ULL << 32 | id),
 	};
 }
 
@@ -86,6 +87,16 @@ static void start(struct sim_port *p)
 		p->started(p);
 }
 
+/* above ecn_k: mark? (always without ecn_kmax, else RED-like) */
+static bool ecn_mark(struct sim_port *p)
+{
+	u64 k = p->cfg.ecn_k, kmax = p->cfg.ecn_kmax;
+
+	if (kmax <= k || p->qbytes >= kmax)
+		return true;
+	return mdl_rand(&p->ecn_rng) % (kmax - k) < p->qbytes - k;
+}
+
 void sim_port_send(struct sim_port *p, struct sim_pkt *k)
 {
 	if (p->state != SIM_LINK_UP) {
@@ -96,7 +107,7 @@ void sim_port_send(struct sim_port *p, struct sim_pkt *k)
 		drop(p, k, "drop-full", &p->drop_full);
 		return;
 	}
-	if (p->cfg.ecn_k && p->qbytes > p->cfg.ecn_k && !k->ce) {
+	if (p->cfg.ecn_k && p->qbytes > p->cfg.ecn_k && !k->ce && ecn_mark(p)) {
 		k->ce = 1;
 		p->ce_marks++;
 	}
@@ -131,4 +142,13 @@ void sim_link_set_loss(struct sim_link *l, u32 ppm)
 {
 	l->dir[0].cfg.loss_ppm = l->dir[1].cfg.loss_ppm = ppm;
 	sim_trace(l->dir[0].sim, "link-loss", l->id, ppm, 0, 0);
+}
+
+void sim_port_degrade(struct sim_port *p, u32 pct)
+{
+	p->cfg.mbps = p->cfg.mbps * pct / 100;
+	p->cfg.limit = p->cfg.limit * pct / 100;
+	p->cfg.ecn_k = p->cfg.ecn_k * pct / 100;
+	p->cfg.ecn_kmax = p->cfg.ecn_kmax * pct / 100;
+	sim_trace(p->sim, "port-degrade", p->id, pct, 0, 0);
 }

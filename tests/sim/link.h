@@ -7,7 +7,10 @@
  *             silently, as a broken line card does) or if the buffer would
  *             exceed limit bytes (tail drop); else marked CE when the
  *             buffer already holds more than ecn_k bytes (DCTCP-style
- *             marking on enqueue, instantaneous queue) and queued.
+ *             marking on enqueue, instantaneous queue) and queued. With
+ *             ecn_kmax > ecn_k the mark is RED-like instead: with
+ *             probability (q - ecn_k) / (ecn_kmax - ecn_k) in between,
+ *             always above ecn_kmax (its own seeded stream).
  *   serialise wire bytes * 8 / rate, exactly (the remainder carries over).
  *   wire      lost with probability loss_ppm / 1e6 (its own seeded
  *             stream), else it reaches the peer node after delay_ns.
@@ -31,6 +34,7 @@ struct sim_link_cfg {
 	u64 delay_ns;		/* propagation */
 	u64 limit;		/* buffer, bytes (0: unlimited) */
 	u64 ecn_k;		/* mark CE above this many bytes (0: never) */
+	u64 ecn_kmax;		/* > ecn_k: marking probability 1 from here */
 	u32 loss_ppm;		/* random loss, per million packets */
 };
 
@@ -42,6 +46,7 @@ struct sim_port {
 	struct sim_link_cfg cfg;
 	u8 state;
 	u64 rng;		/* loss */
+	u64 ecn_rng;		/* RED-like marking */
 	/* queue: head is being serialised while busy */
 	struct sim_pkt *head;
 	struct sim_pkt *tail;
@@ -76,6 +81,8 @@ void sim_port_send(struct sim_port *p, struct sim_pkt *k);
 void sim_link_set_state(struct sim_link *l, enum sim_link_state st);
 void sim_link_set_rate(struct sim_link *l, u64 mbps);
 void sim_link_set_loss(struct sim_link *l, u32 ppm);
+/* one direction at @pct % of its rate, buffer and ECN thresholds */
+void sim_port_degrade(struct sim_port *p, u32 pct);
 /* the port's packet rate at line speed for @wire-byte frames, ns each */
 u64 sim_port_ser_ns(const struct sim_port *p, u32 wire);
 

@@ -5,6 +5,8 @@
  *	mroce-sim check [NAME...]          the asserting scenarios (sim-check)
  *	mroce-sim bench DIR [NAME...]      the benchmark figures, TSV into DIR
  *	mroce-sim run [options]            one scenario, summary on stdout
+ *	mroce-sim fab NAME                 one fat-tree benchmark run (bench
+ *	                                   fattree/scale), summary on stdout
  *
  * run options:
  *	--xport mroce|rocev2  --topo parallel|incast|fattree  --k N (spines,
@@ -14,6 +16,9 @@
  *	--end-us T (stop there; --bytes 0: a flow without end)
  *	--sample-ns N  --no-hints 1  --tsv FILE (per-sample goodput)
  *	--paths (flow 0's connection and paths at every sample, on stderr)
+ *	--ring N (bytes of each flow's destination window without --check)
+ *	--msg N (WRITE size)  --depth N (WRITEs posted per QP)
+ *	--oversub R (fat tree: edge uplinks at 1/R of the rate)
  *
  * MRE_SIM_ALLCTR=1 in the environment adds every nonzero engine counter
  * to a MetaRoCE summary.
@@ -25,11 +30,13 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mroce-sim check [NAME...] | bench DIR [NAME...] | run [options]\n"
+	fprintf(stderr, "usage: mroce-sim check [NAME...] | bench DIR [NAME...] | run [options] | fab NAME\n"
 		"  run: --xport mroce|rocev2 --topo parallel|incast|fattree --k N --nsend N\n"
 		"       --planes N --streams N --bytes N --loss-ppm N --skew-ns N\n"
 		"       --blackhole-us T --seed N --check --trace\n"
-		"       --end-us T --sample-ns N --no-hints 1 --tsv FILE --paths\n");
+		"       --end-us T --sample-ns N --no-hints 1 --tsv FILE --paths\n"
+		"       --ring N --msg N --depth N --oversub R\n"
+		"  fab: one run of bench fattree/scale by name (no NAME: the list)\n");
 	return 2;
 }
 
@@ -83,6 +90,14 @@ static int parse_run(int argc, char **argv, struct scen *s, u64 *bytes)
 			s->t_end = v * 1000;
 		else if (opt(argc, argv, &i, "--sample-ns", &v))
 			s->sample_ns = v;
+		else if (opt(argc, argv, &i, "--ring", &v))
+			s->ring = v;
+		else if (opt(argc, argv, &i, "--msg", &v))
+			s->msg = (u32)v;
+		else if (opt(argc, argv, &i, "--depth", &v))
+			s->depth = (u32)v;
+		else if (opt(argc, argv, &i, "--oversub", &v))
+			s->tc.oversub = (u32)v;
 		else if (opt(argc, argv, &i, "--no-hints", &v))
 			s->no_hints = v != 0;
 		else if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
@@ -160,5 +175,7 @@ int main(int argc, char **argv)
 		return sim_bench_main(argv[2], argc - 3, argv + 3);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "fab"))
+		return sim_fab_main(argc - 2, argv + 2);
 	return usage();
 }

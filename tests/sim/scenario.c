@@ -38,11 +38,43 @@ void scen_defaults(struct scen *s)
 
 void scen_flow(struct scen *s, u32 src, u32 dst, u64 bytes, u64 start_ns)
 {
-	if (s->nflows == WL_MAX_FLOWS)
-		abort();
+	if (s->nflows == s->capflows) {
+		s->capflows = s->capflows ? 2 * s->capflows : 32;
+		s->flows = realloc(s->flows, s->capflows * sizeof(*s->flows));
+		if (!s->flows)
+			abort();
+	}
 	s->flows[s->nflows++] = (struct scen_flowspec){
 		.src = src, .dst = dst, .bytes = bytes, .start_ns = start_ns,
 	};
+}
+
+void scen_permutation(struct scen *s, u32 n, u64 bytes, u64 seed)
+{
+	u32 *to = malloc(n * sizeof(*to)), i;
+	u64 rng = sim_mix(seed ^ 0x7065726dULL);
+
+	if (!to || n < 2)
+		abort();
+	for (i = 0; i < n; i++)
+		to[i] = i;
+	/* Fisher-Yates, then every fixed point swapped with its neighbour */
+	for (i = n - 1; i > 0; i--) {
+		u32 j = (u32)(mdl_rand(&rng) % (i + 1)), x = to[i];
+
+		to[i] = to[j];
+		to[j] = x;
+	}
+	for (i = 0; i < n; i++)
+		if (to[i] == i) {
+			u32 j = (i + 1) % n, x = to[i];
+
+			to[i] = to[j];
+			to[j] = x;
+		}
+	for (i = 0; i < n; i++)
+		scen_flow(s, i, to[i], bytes, 0);
+	free(to);
 }
 
 void scen_fault(struct scen *s, u64 at, enum scen_fault_kind kind, u32 target,
@@ -104,6 +136,10 @@ static void build_topo(struct scen *s)
 		break;
 	case SCEN_FATTREE:
 		topo_fattree(&s->topo, &s->tc, s->fat_k);
+		break;
+	case SCEN_LEAFSPINE:
+		topo_leafspine(&s->topo, &s->tc, s->nleaves, s->per_leaf,
+			       s->nspines);
 		break;
 	}
 	shape_fabric(s);
@@ -188,6 +224,10 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 	case SCEN_LINK_RATE:
 		if (l)
 			sim_link_set_rate(l, f->value);
+		break;
+	case SCEN_PORT_DEGRADE:
+		if (l)
+			sim_port_degrade(&l->dir[1], (u32)f->value);
 		break;
 	case SCEN_SPINE_ACK_BLACKHOLE:
 		s->blackholed = f->target == SCEN_BUSIEST ? busiest_ack_spine(s) :
@@ -309,6 +349,9 @@ void scen_free(struct scen *s)
 	free(s->sp);
 	free(s->sq);
 	free(s->sr);
+	free(s->flows);
+	s->flows = NULL;
+	s->nflows = s->capflows = 0;
 	s->st = s->sp = s->sq = NULL;
 	s->sr = NULL;
 	s->nsamp = s->capsamp = 0;

@@ -30,6 +30,7 @@ enum scen_topo {
 	SCEN_PARALLEL,		/* k spines between two hosts */
 	SCEN_INCAST,		/* nsend senders, one receiver (the last host) */
 	SCEN_FATTREE,		/* fat_k-ary fat tree */
+	SCEN_LEAFSPINE,		/* nleaves of per_leaf hosts, nspines */
 };
 
 enum scen_fault_kind {
@@ -42,6 +43,9 @@ enum scen_fault_kind {
 				   * what it sends toward host 0 (the ACKs of
 				   * flow 0 -> 1), nothing else; SCEN_BUSIEST:
 				   * the spine that sent it the most */
+	SCEN_PORT_DEGRADE,	/* link target's direction b -> a (the second
+				 * node it was built with toward the first) at
+				 * value % of its rate, buffer and ECN marks */
 };
 
 struct scen_fault {
@@ -67,6 +71,7 @@ struct scen {
 	u32 nleaves;
 	u32 nspines;
 	u32 fat_k;
+	u32 per_leaf;		/* leaf-spine */
 	struct topo_cfg tc;
 	u32 spine_loss_ppm;	/* on every switch-switch link */
 	u64 spine_skew_ns;	/* spine i's links are i * skew longer */
@@ -79,8 +84,9 @@ struct scen {
 	u32 streams;
 	u64 ring;
 	bool check;
-	struct scen_flowspec flows[WL_MAX_FLOWS];
+	struct scen_flowspec *flows;
 	u32 nflows;
+	u32 capflows;
 	struct scen_fault faults[SCEN_MAX_FAULTS];
 	u32 nfaults;
 	u64 t_end;		/* stop here if not done */
@@ -111,6 +117,11 @@ void scen_defaults(struct scen *s);
 /* the engine's configuration for the simulated fabric (see above) */
 void scen_engine_cfg(struct mre_config *cfg);
 void scen_flow(struct scen *s, u32 src, u32 dst, u64 bytes, u64 start_ns);
+/*
+ * A random permutation of @n hosts, each sending @bytes to exactly one
+ * other and receiving from exactly one (a derangement), drawn from @seed.
+ */
+void scen_permutation(struct scen *s, u32 n, u64 bytes, u64 seed);
 void scen_fault(struct scen *s, u64 at, enum scen_fault_kind kind, u32 target,
 		u64 value);
 /* build and run; 0, or -1 if the engine refused the configuration */

@@ -7,5 +7,7 @@
 int sim_check_main(int argc, char **argv);
 /* bench.c: write the benchmark figures named (all if none) into @dir */
 int sim_bench_main(const char *dir, int argc, char **argv);
+/* fabric.c: one of the fat-tree benchmark runs, by name, with its summary */
+int sim_fab_main(int argc, char **argv);
 
 #endif /* SIM_CLI_H */

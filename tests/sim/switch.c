@@ -31,7 +31,7 @@ static void sw_rx(struct sim_node *n, struct sim_pkt *k, struct sim_port *in)
 		return;
 	}
 	i = sw->nic_of(sw->topo, k->dst);
-	r = i < sw->nrt ? &sw->rt[i] : NULL;
+	r = i < sw->nrt ? &sw->grp[sw->rt[i]] : NULL;
 	if (!r || !r->n) {
 		sw->drop_noroute++;
 		sim_trace(n->sim, "drop-noroute", n->id, k->id, k->dst, 0);

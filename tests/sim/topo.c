@@ -32,29 +32,54 @@ void topo_free(struct topo *t)
 	for (i = 0; i < t->nnodes; i++) {
 		struct sim_node *n = t->nodes[i];
 
-		if (n->kind == SIM_NODE_SWITCH)
+		if (n->kind == SIM_NODE_SWITCH) {
 			free(((struct sim_switch *)n)->rt);
+			free(((struct sim_switch *)n)->grp);
+		}
 		free(n->ports);
 		free(n);
 	}
 	for (i = 0; i < t->nlinks; i++)
 		free(t->links[i]);
+	free(t->nodes);
+	free(t->links);
+	free(t->hosts);
+	free(t->rx_port);
+	free(t->bfsq);
 	memset(t, 0, sizeof(*t));
+}
+
+/* make room for one more of @n entries of @size bytes in *@arr */
+static void grow(void *arr, u32 n, u32 *cap, size_t size)
+{
+	void **a = arr;
+	u32 old = *cap;
+
+	if (n < old)
+		return;
+	*cap = old ? 2 * old : 64;
+	*a = realloc(*a, *cap * size);
+	if (!*a)
+		abort();
+	memset((char *)*a + old * size, 0, (*cap - old) * size);
 }
 
 static void add_node(struct topo *t, struct sim_node *n)
 {
-	if (t->nnodes == TOPO_MAX_NODES)
-		abort();
+	grow(&t->nodes, t->nnodes, &t->capnodes, sizeof(*t->nodes));
 	t->nodes[t->nnodes++] = n;
 }
 
 struct sim_host *topo_host(struct topo *t, const char *name)
 {
 	struct sim_host *h = zalloc(sizeof(*h));
+	u32 cap = t->caphosts;
 
-	if (t->nhosts == TOPO_MAX_HOSTS)
-		abort();
+	if (t->nhosts > 0xffff)
+		abort();	/* sim_addr() has 16 bits of host */
+	grow(&t->hosts, t->nhosts, &t->caphosts, sizeof(*t->hosts));
+	if (cap != t->caphosts)
+		grow(&t->rx_port, t->nhosts, &cap, sizeof(*t->rx_port));
 	sim_host_init(h, t->sim, t->nnodes, t->nhosts, name);
 	t->hosts[t->nhosts++] = h;
 	add_node(t, &h->node);
@@ -85,8 +110,7 @@ struct sim_link *topo_link(struct topo *t, struct sim_node *a,
 {
 	struct sim_link *l = zalloc(sizeof(*l));
 
-	if (t->nlinks == TOPO_MAX_LINKS)
-		abort();
+	grow(&t->links, t->nlinks, &t->caplinks, sizeof(*t->links));
 	sim_link_init(l, t->sim, t->nlinks, a, b, c);
 	t->links[t->nlinks++] = l;
 	add_port(a, &l->dir[0]);
@@ -122,24 +146,35 @@ static void alloc_tables(struct topo *t)
 	for (i = 0; i < t->nnodes; i++) {
 		struct sim_switch *sw = (struct sim_switch *)t->nodes[i];
 
+		t->nodes[i]->dist = DIST_INF;
 		if (t->nodes[i]->kind != SIM_NODE_SWITCH)
 			continue;
 		free(sw->rt);
 		sw->rt = zalloc(n * sizeof(*sw->rt));
 		sw->nrt = n;
+		if (!sw->grp) {
+			sw->capgrp = 8;
+			sw->grp = zalloc(sw->capgrp * sizeof(*sw->grp));
+		}
+		sw->ngrp = 1;	/* grp[0]: no route */
 	}
+	free(t->bfsq);
+	t->bfsq = zalloc(t->nnodes * sizeof(*t->bfsq));
 }
 
-/* distances of every switch to the switch port @last (which reaches the NIC) */
-static void bfs(struct topo *t, const struct sim_port *last)
+/*
+ * Distances of every switch to the switch port @last (which reaches the
+ * NIC); returns how many switches were reached, listed in t->bfsq. Only
+ * those are reset afterwards, so one destination costs its plane, not the
+ * whole fabric.
+ */
+static u32 bfs(struct topo *t, const struct sim_port *last)
 {
-	struct sim_node *queue[TOPO_MAX_NODES];
-	u32 head = 0, tail = 0, i, j;
+	struct sim_node **queue = t->bfsq;
+	u32 head = 0, tail = 0, j;
 
-	for (i = 0; i < t->nnodes; i++)
-		t->nodes[i]->dist = DIST_INF;
 	if (last->state == SIM_LINK_DOWN)
-		return;
+		return 0;
 	last->from->dist = 1;
 	queue[tail++] = last->from;
 	while (head < tail) {
@@ -157,33 +192,50 @@ static void bfs(struct topo *t, const struct sim_port *last)
 			queue[tail++] = u;
 		}
 	}
+	return tail;
 }
 
-/* every switch's ports that lead one hop closer become its ECMP set */
-static void fill_routes(struct topo *t, u32 nic, const struct sim_port *last)
+/* the index of set @r in @sw's list, added if new */
+static u16 intern(struct sim_switch *sw, const struct sim_route *r)
+{
+	u32 g;
+
+	if (!r->n)
+		return 0;
+	for (g = 1; g < sw->ngrp; g++)
+		if (sw->grp[g].n == r->n &&
+		    !memcmp(sw->grp[g].port, r->port, r->n * sizeof(r->port[0])))
+			return (u16)g;
+	if (sw->ngrp > 0xffff)
+		abort();
+	grow(&sw->grp, sw->ngrp, &sw->capgrp, sizeof(*sw->grp));
+	sw->grp[sw->ngrp] = *r;
+	return (u16)sw->ngrp++;
+}
+
+/* every reached switch's ports that lead one hop closer become its ECMP set */
+static void fill_routes(struct topo *t, u32 nic, const struct sim_port *last,
+			u32 nreached)
 {
 	u32 i, j;
 
-	for (i = 0; i < t->nnodes; i++) {
-		struct sim_node *u = t->nodes[i];
-		struct sim_route *r;
+	for (i = 0; i < nreached; i++) {
+		struct sim_node *u = t->bfsq[i];
+		struct sim_route r = { 0 };
 
-		if (u->kind != SIM_NODE_SWITCH)
-			continue;
-		r = &((struct sim_switch *)u)->rt[nic];
-		r->n = 0;
-		if (u->dist == DIST_INF)
-			continue;
-		for (j = 0; j < u->nports && r->n < SIM_MAX_ECMP; j++) {
+		for (j = 0; j < u->nports && r.n < SIM_MAX_ECMP; j++) {
 			struct sim_port *p = u->ports[j];
 
 			if (p->state == SIM_LINK_DOWN)
 				continue;
 			if (p == last || (p->to->kind == SIM_NODE_SWITCH &&
 					  p->to->dist + 1 == u->dist))
-				r->port[r->n++] = (u16)j;
+				r.port[r.n++] = (u16)j;
 		}
+		((struct sim_switch *)u)->rt[nic] = intern((struct sim_switch *)u, &r);
 	}
+	for (i = 0; i < nreached; i++)
+		t->bfsq[i]->dist = DIST_INF;
 }
 
 void topo_route(struct topo *t)
@@ -197,8 +249,7 @@ void topo_route(struct topo *t)
 
 			if (!last)
 				continue;
-			bfs(t, last);
-			fill_routes(t, h * t->nplanes + p, last);
+			fill_routes(t, h * t->nplanes + p, last, bfs(t, last));
 		}
 	sim_trace(t->sim, "route", t->nnodes, t->nlinks, 0, 0);
 }
@@ -246,15 +297,17 @@ void topo_parallel(struct topo *t, const struct topo_cfg *c, u32 k)
 void topo_incast(struct topo *t, const struct topo_cfg *c, u32 nsend,
 		 u32 nleaves, u32 nspines)
 {
-	struct sim_host *h[TOPO_MAX_HOSTS];
+	struct sim_host **h = zalloc((nsend + 1) * sizeof(*h));
 	u32 p, i;
 
+	if (nleaves > TOPO_MAX_SPINES || nspines > TOPO_MAX_SPINES)
+		abort();
 	for (i = 0; i <= nsend; i++)
 		h[i] = named_host(t, i);	/* h[nsend]: the receiver */
 	t->nspines = nleaves ? nspines : 0;
 	for (p = 0; p < c->planes; p++) {
 		struct sim_switch *rl = named_switch(t, "leafR.%u", p, 0);
-		struct sim_switch *leaf[SIM_MAX_ECMP];
+		struct sim_switch *leaf[TOPO_MAX_SPINES];
 
 		topo_attach(t, h[nsend], p, rl, &c->host);
 		for (i = 0; i < nleaves; i++)
@@ -272,16 +325,52 @@ void topo_incast(struct topo *t, const struct topo_cfg *c, u32 nsend,
 				topo_link(t, &leaf[j]->node, &s->node, &c->fabric);
 		}
 	}
+	free(h);
+	topo_route(t);
+}
+
+void topo_leafspine(struct topo *t, const struct topo_cfg *c, u32 nleaves,
+		    u32 per_leaf, u32 nspines)
+{
+	struct sim_switch **leaf = zalloc(nleaves * sizeof(*leaf));
+	u32 p, i, j;
+
+	if (nspines > TOPO_MAX_SPINES)
+		abort();
+	for (i = 0; i < nleaves * per_leaf; i++)
+		named_host(t, i);
+	t->nspines = nspines;
+	for (p = 0; p < c->planes; p++) {
+		for (i = 0; i < nleaves; i++) {
+			leaf[i] = named_switch(t, "leaf%u.%u", i, p);
+			for (j = 0; j < per_leaf; j++)
+				topo_attach(t, t->hosts[i * per_leaf + j], p,
+					    leaf[i], &c->host);
+		}
+		for (i = 0; i < nspines; i++) {
+			struct sim_switch *s = named_switch(t, "spine%u.%u", i, p);
+
+			t->spine[p][i] = s;
+			for (j = 0; j < nleaves; j++)
+				topo_link(t, &leaf[j]->node, &s->node, &c->fabric);
+		}
+	}
+	free(leaf);
 	topo_route(t);
 }
 
 void topo_fattree(struct topo *t, const struct topo_cfg *c, u32 k)
 {
-	struct sim_switch *edge[16][8], *agg[16][8], *core[64];
+	struct sim_switch *edge[TOPO_MAX_FAT_K][TOPO_MAX_FAT_K / 2];
+	struct sim_switch *agg[TOPO_MAX_FAT_K][TOPO_MAX_FAT_K / 2];
+	struct sim_switch *core[TOPO_MAX_SPINES];
+	struct sim_link_cfg up = c->fabric;
 	u32 half = k / 2, p, pod, i, j, n = 0;
 
-	if (k < 2 || k > 16 || k & 1 || k * k * k / 4 > TOPO_MAX_HOSTS)
+	if (k < 2 || k > TOPO_MAX_FAT_K || k & 1)
 		abort();
+	if (c->oversub > 1)
+		up.mbps /= c->oversub;
 	for (i = 0; i < k * k * k / 4; i++)
 		named_host(t, i);
 	t->nspines = half * half;
@@ -300,7 +389,7 @@ void topo_fattree(struct topo *t, const struct topo_cfg *c, u32 k)
 				for (j = 0; j < half; j++) {
 					topo_attach(t, t->hosts[n++], p, edge[pod][i], &c->host);
 					topo_link(t, &edge[pod][i]->node,
-						  &agg[pod][j]->node, &c->fabric);
+						  &agg[pod][j]->node, &up);
 					topo_link(t, &agg[pod][i]->node,
 						  &core[i * half + j]->node, &c->fabric);
 				}

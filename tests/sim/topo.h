@@ -16,8 +16,17 @@
  *   topo_parallel  host0 - leafA - K spines - leafB - host1: K equal paths
  *   topo_incast    N senders on L leaves (round robin), one receiver on its
  *                  own leaf, S spines between; L = 0: everyone on one leaf
+ *   topo_leafspine L leaves of H hosts each, every leaf linked once to each
+ *                  of S spines: an oversubscription of H:S at the leaves
  *   topo_fattree   k-ary fat tree: k pods of k/2 edge and k/2 aggregation
- *                  switches, (k/2)^2 cores, k^3/4 hosts
+ *                  switches, (k/2)^2 cores, k^3/4 hosts (k = 16: 1,024;
+ *                  k = 32: 8,192); topo_cfg.oversub R > 1 divides the rate
+ *                  of every edge-aggregation link by R, so an edge switch
+ *                  has R times more bandwidth down than up
+ *
+ * Every table grows with what is built (nodes, links, hosts); only the
+ * number of planes (SIM_MAX_PLANES) and the spines a builder records for
+ * the scenarios (TOPO_MAX_SPINES per plane) are bounded.
  */
 #ifndef SIM_TOPO_H
 #define SIM_TOPO_H
@@ -26,27 +35,32 @@
 #include "link.h"
 #include "switch.h"
 
-#define TOPO_MAX_NODES 256
-#define TOPO_MAX_LINKS 1024
-#define TOPO_MAX_HOSTS 32	/* the model's MDL_MAX_PEERS */
+#define TOPO_MAX_SPINES 256	/* cores of a k = 32 fat tree */
+#define TOPO_MAX_FAT_K 32
 
 struct topo {
 	struct sim *sim;
-	struct sim_node *nodes[TOPO_MAX_NODES];
+	struct sim_node **nodes;
 	u32 nnodes;
-	struct sim_link *links[TOPO_MAX_LINKS];
+	u32 capnodes;
+	struct sim_link **links;
 	u32 nlinks;
-	struct sim_host *hosts[TOPO_MAX_HOSTS];
+	u32 caplinks;
+	struct sim_host **hosts;
 	u32 nhosts;
+	u32 caphosts;
 	u32 nplanes;
 	/* builder bookkeeping, for scenarios: */
-	struct sim_switch *spine[SIM_MAX_PLANES][SIM_MAX_ECMP];
+	struct sim_switch *spine[SIM_MAX_PLANES][TOPO_MAX_SPINES];
 	u32 nspines;
-	struct sim_port *rx_port[TOPO_MAX_HOSTS][SIM_MAX_PLANES]; /* switch -> host */
+	struct sim_port *(*rx_port)[SIM_MAX_PLANES]; /* [host]: switch -> host */
+	/* routing's scratch: one BFS queue */
+	struct sim_node **bfsq;
 };
 
 struct topo_cfg {
 	u32 planes;
+	u32 oversub;			/* fat tree: edge uplinks at 1/oversub */
 	struct sim_link_cfg host;	/* host - leaf links */
 	struct sim_link_cfg fabric;	/* switch - switch links */
 };
@@ -69,6 +83,8 @@ u32 topo_nic_index(void *t, u32 addr);
 void topo_parallel(struct topo *t, const struct topo_cfg *c, u32 k);
 void topo_incast(struct topo *t, const struct topo_cfg *c, u32 nsend,
 		 u32 nleaves, u32 nspines);
+void topo_leafspine(struct topo *t, const struct topo_cfg *c, u32 nleaves,
+		    u32 per_leaf, u32 nspines);
 void topo_fattree(struct topo *t, const struct topo_cfg *c, u32 k);
 
 #endif /* SIM_TOPO_H */

@@ -35,10 +35,17 @@ void wl_init(struct wl *w, struct topo *t, enum wl_kind kind, bool check,
 struct wl_flow *wl_flow(struct wl *w, u32 src, u32 dst, u64 bytes, u32 msg,
 			u32 nstreams, u32 depth, u64 start_ns)
 {
-	struct wl_flow *f = &w->flows[w->nflows];
+	struct wl_flow *f;
 
-	if (w->nflows == WL_MAX_FLOWS || !nstreams || nstreams > WL_MAX_STREAMS)
+	if (!nstreams || nstreams > WL_MAX_STREAMS)
 		abort();
+	if (w->nflows == w->capflows) {
+		w->capflows = w->capflows ? 2 * w->capflows : 32;
+		w->flows = realloc(w->flows, w->capflows * sizeof(*w->flows));
+		if (!w->flows)
+			abort();
+	}
+	f = &w->flows[w->nflows];
 	*f = (struct wl_flow){
 		.id = w->nflows++, .src = src, .dst = dst, .bytes = bytes,
 		.msg = msg, .nstreams = nstreams, .depth = depth,
@@ -153,10 +160,10 @@ static void app(struct sim_host *h)
 	u64 now = h->node.sim->now;
 	u32 i;
 
-	for (i = 0; i < w->nflows; i++) {
+	for (i = w->first_of_src[h->idx]; i != ~0u; i = w->flows[i].next_of_src) {
 		struct wl_flow *f = &w->flows[i];
 
-		if (f->src != h->idx || now < f->start_ns || f->done_ns)
+		if (now < f->start_ns || f->done_ns)
 			continue;
 		flow_post(w, f);
 		if (flow_finished(w, f)) {
@@ -176,10 +183,29 @@ static void start_ev(struct sim *s, void *obj, u64 arg)
 
 static void layout(struct wl *w)
 {
-	u32 i;
+	u32 nh = w->t->nhosts, i, *last = zalloc(nh * sizeof(*last));
 
-	for (i = 0; i < w->t->nhosts; i++)
+	w->xp = zalloc(nh * sizeof(*w->xp));
+	w->mem = zalloc(nh * sizeof(*w->mem));
+	w->first_of_src = zalloc(nh * sizeof(*w->first_of_src));
+	for (i = 0; i < nh; i++) {
 		w->mem[i].size = WL_GUARD;
+		w->first_of_src[i] = ~0u;
+	}
+	/* each source's flows, in the order they were added */
+	for (i = 0; i < w->nflows; i++) {
+		struct wl_flow *f = &w->flows[i];
+
+		if (f->src >= nh || f->dst >= nh)
+			abort();
+		f->next_of_src = ~0u;
+		if (w->first_of_src[f->src] == ~0u)
+			w->first_of_src[f->src] = i;
+		else
+			w->flows[last[f->src]].next_of_src = i;
+		last[f->src] = i;
+	}
+	free(last);
 	for (i = 0; i < w->nflows; i++) {
 		struct wl_flow *f = &w->flows[i];
 		u64 win = w->check && f->bytes ? f->bytes : w->ring;
@@ -193,6 +219,17 @@ static void layout(struct wl *w)
 		for (u64 j = 0; j < win; j++)
 			f->src_buf[j] = pattern(f, j);
 	}
+}
+
+/* the QPs host @h will hold: one per stream of every flow it is an end of */
+static u32 qps_of(const struct wl *w, u32 h)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < w->nflows; i++)
+		if (w->flows[i].src == h || w->flows[i].dst == h)
+			n += w->flows[i].nstreams;
+	return n;
 }
 
 static void make_xports(struct wl *w, const struct mre_config *cfg)
@@ -215,7 +252,8 @@ static void make_xports(struct wl *w, const struct mre_config *cfg)
 			w->xp[i] = bl_new(h, &bc);
 			continue;
 		}
-		w->xp[i] = xp_mroce_new(h, cfg);
+		w->xp[i] = xp_mroce_new(h, cfg, w->t->nhosts,
+					qps_of(w, i));
 		m->rkey = mdl_mr_reg(&((struct xp_mroce *)w->xp[i])->node, m->buf,
 				     (u32)m->size, WL_BASE, MDL_ACC_RWRITE,
 				     m->count)->key;
@@ -356,4 +394,8 @@ void wl_free(struct wl *w)
 		else
 			xp_mroce_free(w->xp[i]);
 	}
+	free(w->flows);
+	free(w->xp);
+	free(w->mem);
+	free(w->first_of_src);
 }

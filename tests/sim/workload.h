@@ -23,7 +23,6 @@
 #include "baseline.h"
 #include "xp_mroce.h"
 
-#define WL_MAX_FLOWS	32
 #define WL_MAX_STREAMS	64
 #define WL_GUARD	4096
 #define WL_BASE		0x10000000ULL	/* remote address of a host's memory */
@@ -55,6 +54,7 @@ struct wl_flow {
 	u64 posted_bytes;
 	u32 rr;
 	u64 done_ns;		/* 0: not complete */
+	u32 next_of_src;	/* the source's next flow (index), or ~0 */
 	struct wl_stream st[WL_MAX_STREAMS];
 };
 
@@ -71,10 +71,12 @@ struct wl {
 	bool check;
 	u64 ring;
 	u32 mtu;
-	void *xp[TOPO_MAX_HOSTS];	/* struct xp_mroce / struct bl_host */
-	struct wl_mem mem[TOPO_MAX_HOSTS];
-	struct wl_flow flows[WL_MAX_FLOWS];
+	void **xp;		/* [host]: struct xp_mroce / struct bl_host */
+	struct wl_mem *mem;	/* [host] */
+	u32 *first_of_src;	/* [host]: its first flow (index), or ~0 */
+	struct wl_flow *flows;
 	u32 nflows;
+	u32 capflows;
 	u32 qpn;
 	u32 ndone;
 };

@@ -38,17 +38,36 @@ const struct sim_xport xp_mroce_ops = {
 	.run = run,
 };
 
-struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg)
+static void *zalloc(size_t n)
 {
-	struct xp_mroce *xp = calloc(1, sizeof(*xp));
+	void *p = calloc(1, n ? n : 1);
 
-	if (!xp)
+	if (!p)
 		abort();
+	return p;
+}
+
+struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg,
+			      u32 npeers, u32 max_qps)
+{
+	struct xp_mroce *xp = zalloc(sizeof(*xp));
+
+	xp->npeers = npeers;
+	xp->conn = zalloc(npeers * sizeof(*xp->conn));
+	xp->tab = (struct mdl_tables){
+		.max_peers = npeers,
+		.conns = zalloc(npeers * sizeof(*xp->tab.conns)),
+		.conn_mem = zalloc(npeers * sizeof(*xp->tab.conn_mem)),
+		.live = zalloc(npeers * sizeof(*xp->tab.live)),
+		.max_qps = max_qps,
+		.qps = zalloc(max_qps * sizeof(*xp->tab.qps)),
+	};
 	mdl_node_init(&xp->node, h->idx, sim_seed_of(h->node.sim, 0x3e0ULL << 32 | h->idx),
 		      cfg);
 	xp->node.out = out;
 	xp->node.harness = xp;
 	xp->node.rx_no_run = true;
+	mdl_node_tables(&xp->node, &xp->tab);
 	xp->host = h;
 	sim_host_set_xport(h, &xp_mroce_ops, xp);
 	return xp;
@@ -58,15 +77,13 @@ struct mre_conn *xp_mroce_conn(struct xp_mroce *xp, u32 peer)
 {
 	struct mre_conn *c;
 
-	if (peer >= MDL_MAX_PEERS)
+	if (peer >= xp->npeers)
 		abort();
 	if (xp->conn[peer])
 		return xp->conn[peer];
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		abort();
+	c = zalloc(sizeof(*c));
 	xp->conn[peer] = mdl_conn(&xp->node, peer, c,
-				  calloc(1, mre_conn_mem_size(&xp->node.ep.cfg)));
+				  zalloc(mre_conn_mem_size(&xp->node.ep.cfg)));
 	return c;
 }
 
@@ -74,11 +91,16 @@ void xp_mroce_free(struct xp_mroce *xp)
 {
 	u32 i;
 
-	for (i = 0; i < MDL_MAX_PEERS; i++) {
+	for (i = 0; i < xp->npeers; i++) {
 		free(xp->conn[i]);
 		free(xp->node.conn_mem[i]);
 	}
 	for (i = 0; i < xp->node.nqps; i++)
 		free(xp->node.qps[i]);
+	free(xp->conn);
+	free(xp->tab.conns);
+	free(xp->tab.conn_mem);
+	free(xp->tab.live);
+	free(xp->tab.qps);
 	free(xp);
 }

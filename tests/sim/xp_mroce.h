@@ -13,13 +13,19 @@
 struct xp_mroce {
 	struct mdl_node node;
 	struct sim_host *host;
-	struct mre_conn *conn[MDL_MAX_PEERS];
+	u32 npeers;		/* hosts in the fabric */
+	struct mre_conn **conn;	/* [npeers], by host; NULL: none yet */
+	struct mdl_tables tab;	/* the model's tables, sized by npeers */
 };
 
 extern const struct sim_xport xp_mroce_ops;
 
-/* the engine in @h, with @cfg; its randomness from the run's seed */
-struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg);
+/*
+ * The engine in @h, with @cfg, for a fabric of @npeers hosts and up to
+ * @max_qps QPs; its randomness from the run's seed.
+ */
+struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg,
+			      u32 npeers, u32 max_qps);
 void xp_mroce_free(struct xp_mroce *x);
 /* the connection to host @peer (made on first use) */
 struct mre_conn *xp_mroce_conn(struct xp_mroce *x, u32 peer);

@@ -277,14 +277,14 @@ struct mre_addr mdl_addr(u32 id)
 	return a;
 }
 
-/* the node an address names (MDL_MAX_PEERS: none) */
-static u32 node_of_addr(const struct mre_addr *a)
+/* the node an address names (n->max_peers: none) */
+static u32 node_of_addr(const struct mdl_node *n, const struct mre_addr *a)
 {
 	u32 id = (u32)a->a[2] << 8 | a->a[3];
 
 	if (a->family != MRE_AF_INET || a->a[0] != 10 || a->a[1] ||
-	    id >= MDL_MAX_PEERS)
-		return MDL_MAX_PEERS;
+	    id >= n->max_peers)
+		return n->max_peers;
 	return id;
 }
 
@@ -294,9 +294,9 @@ static struct mre_conn *m_conn_by_id(struct mre_ep *ep,
 	struct mdl_node *n = node_of_ep(ep);
 	u32 i;
 
-	for (i = 0; i < MDL_MAX_PEERS; i++)
-		if (n->conns[i] && n->conns[i]->cid == cid)
-			return n->conns[i];
+	for (i = 0; i < n->nlive; i++)
+		if (n->conns[n->live[i]]->cid == cid)
+			return n->conns[n->live[i]];
 	return NULL;
 }
 
@@ -305,9 +305,9 @@ static struct mre_conn *m_conn_by_addr(struct mre_ep *ep,
 				       const struct mre_addr *peer)
 {
 	struct mdl_node *n = node_of_ep(ep);
-	u32 id = node_of_addr(peer);
+	u32 id = node_of_addr(n, peer);
 
-	return id < MDL_MAX_PEERS ? n->conns[id] : NULL;
+	return id < n->max_peers ? n->conns[id] : NULL;
 }
 
 static enum mre_new m_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
@@ -316,10 +316,10 @@ static enum mre_new m_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
 			       struct mre_conn **c)
 {
 	struct mdl_node *n = node_of_ep(ep);
-	u32 id = node_of_addr(peer);
+	u32 id = node_of_addr(n, peer);
 
 	n->conn_news++;
-	if (!n->new_conn || id >= MDL_MAX_PEERS)
+	if (!n->new_conn || id >= n->max_peers)
 		return MRE_NEW_REFUSED;
 	*c = n->new_conn(n, id);
 	return *c ? MRE_NEW_OK : MRE_NEW_REFUSED;
@@ -347,10 +347,10 @@ static void m_reply(struct mre_ep *ep, const struct mre_rx *rx, const u8 *pkt,
 {
 	struct mdl_node *n = node_of_ep(ep);
 	struct mre_xmit x = { .hdr = pkt, .hdr_len = len, .src_port = 49152 };
-	u32 to = node_of_addr(&rx->src);
+	u32 to = node_of_addr(n, &rx->src);
 
 	n->replies++;
-	if (to < MDL_MAX_PEERS && n->out)
+	if (to < n->max_peers && n->out)
 		n->out(n, to, &x, pkt, len);
 }
 
@@ -435,6 +435,22 @@ void mdl_node_init(struct mdl_node *n, u32 id, u64 seed,
 	n->rng = seed ^ (0x1234567ULL * (id + 1));
 	mre_ep_init(&n->ep, &mdl_ops, cfg);
 	n->ep.priv = n;
+	n->qps = n->qps_own;
+	n->max_qps = MDL_MAX_QPS;
+	n->conns = n->conns_own;
+	n->conn_mem = n->conn_mem_own;
+	n->live = n->live_own;
+	n->max_peers = MDL_MAX_PEERS;
+}
+
+void mdl_node_tables(struct mdl_node *n, const struct mdl_tables *t)
+{
+	n->qps = t->qps;
+	n->max_qps = t->max_qps;
+	n->conns = t->conns;
+	n->conn_mem = t->conn_mem;
+	n->live = t->live;
+	n->max_peers = t->max_peers;
 }
 
 struct mre_conn *mdl_conn(struct mdl_node *n, u32 peer, struct mre_conn *c,
@@ -442,8 +458,17 @@ struct mre_conn *mdl_conn(struct mdl_node *n, u32 peer, struct mre_conn *c,
 {
 	struct mre_addr a = mdl_addr(peer);
 
+	u32 i;
+
 	mre_conn_init(c, &n->ep, mem, &a);
 	c->priv = (void *)(MDL_UINTPTR)peer;
+	if (!n->conns[peer]) {
+		/* keep live[] ascending: runs visit peers in id order */
+		for (i = n->nlive; i && n->live[i - 1] > peer; i--)
+			n->live[i] = n->live[i - 1];
+		n->live[i] = peer;
+		n->nlive++;
+	}
 	n->conns[peer] = c;
 	n->conn_mem[peer] = mem;
 	return c;
@@ -476,7 +501,8 @@ void mdl_qp_init(struct mdl_node *n, struct mdl_qp *qp, u32 qpn, u32 peer,
 	qp->node = n;
 	qp->qpn = qpn;
 	qp->peer = peer;
-	n->qps[n->nqps++] = qp;
+	if (n->nqps < n->max_qps)
+		n->qps[n->nqps++] = qp;
 	mre_stream_attach(&qp->s, n->conns[peer], &a);
 }
 
@@ -522,11 +548,9 @@ u64 mdl_run(struct mdl_node *n, u64 now)
 	u64 next = 0, d;
 	u32 i;
 
-	for (i = 0; i < MDL_MAX_PEERS; i++) {
-		struct mre_conn *c = n->conns[i];
+	for (i = 0; i < n->nlive; i++) {
+		struct mre_conn *c = n->conns[n->live[i]];
 
-		if (!c)
-			continue;
 		if (c->state == MRE_CONN_CLOSED && c->nstreams)
 			mre_conn_connect(c, now);
 		d = mre_conn_run(c, now);

@@ -95,12 +95,23 @@ struct mdl_node {
 	struct mre_ep ep;
 	u32 id;
 	u64 rng;
-	struct mdl_qp *qps[MDL_MAX_QPS];
+	/*
+	 * QPs and connections: tables of max_qps and max_peers entries, the
+	 * node's own small ones (MDL_MAX_QPS, MDL_MAX_PEERS) unless the
+	 * harness gives larger ones (mdl_node_tables(), the simulator).
+	 * live[] lists the peers that have a connection, in ascending order,
+	 * so that running and looking up costs what is there, not the table.
+	 */
+	struct mdl_qp **qps;
 	u32 nqps;
+	u32 max_qps;
 	struct mdl_mr mrs[MDL_MAX_MRS];
 	u32 nmrs;
-	struct mre_conn *conns[MDL_MAX_PEERS];	/* by peer node id */
-	void *conn_mem[MDL_MAX_PEERS];
+	struct mre_conn **conns;	/* [max_peers], by peer node id */
+	void **conn_mem;		/* [max_peers] */
+	u32 *live;			/* [max_peers]: nlive peer ids */
+	u32 nlive;
+	u32 max_peers;
 	/* packets out: the harness delivers them (to node peer, on plane) */
 	void (*out)(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
 		    const u8 *pkt, u32 len);
@@ -136,6 +147,20 @@ struct mdl_node {
 	 */
 	bool rx_no_run;
 	u8 txbuf[MRE_MAX_HDR_LEN + 16 + MRE_MAX_PAYLOAD + MRE_MAX_BLOB];
+	struct mdl_qp *qps_own[MDL_MAX_QPS];
+	struct mre_conn *conns_own[MDL_MAX_PEERS];
+	void *conn_mem_own[MDL_MAX_PEERS];
+	u32 live_own[MDL_MAX_PEERS];
+};
+
+/* tables the harness owns, for more peers or QPs than the node's own */
+struct mdl_tables {
+	u32 max_peers;
+	struct mre_conn **conns;	/* [max_peers], zeroed */
+	void **conn_mem;		/* [max_peers], zeroed */
+	u32 *live;			/* [max_peers] */
+	u32 max_qps;
+	struct mdl_qp **qps;		/* [max_qps] */
 };
 
 extern const struct mre_ops mdl_ops;
@@ -145,6 +170,8 @@ u64 mdl_rand(u64 *state);
 
 void mdl_node_init(struct mdl_node *n, u32 id, u64 seed,
 		   const struct mre_config *cfg);
+/* use @t's tables (before any connection or QP is made) */
+void mdl_node_tables(struct mdl_node *n, const struct mdl_tables *t);
 /* connection to peer @peer; memory from @mem (mre_conn_mem_size bytes) */
 struct mre_conn *mdl_conn(struct mdl_node *n, u32 peer, struct mre_conn *c,
 			  void *mem);

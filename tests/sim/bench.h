@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the benchmark figures share (bench.c runs them; fabric.c has the
+ * fat-tree ones): the output files and the engine's tuning.
+ */
+#ifndef SIM_BENCH_H
+#define SIM_BENCH_H
+
+#include "scenario.h"
+#include <stdio.h>
+
+/* DIR/summary.md, the section each figure writes */
+extern FILE *bench_md;
+/* a TSV file DIR/@name for a plot */
+FILE *bench_tsv(const char *name);
+/* a headline number, as "name<TAB>value" in DIR/figures.tsv */
+void bench_fig(const char *name, double v);
+/* "met" or "**missed**" */
+const char *bench_met(bool ok);
+/* the command line's overrides (--rto-min-us), on a scenario */
+void bench_tune(struct scen *s);
+
+/* fabric.c */
+void fig_fattree(void);
+void fig_scale(void);
+
+#endif /* SIM_BENCH_H */

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * bench-sim's fat-tree figures: permutations, a failed link,
+ * oversubscription and a 1,024-to-1 incast at datacenter scale, next to
+ * UEC's published htsim figures, and the simulator's own speed and memory
+ * at each size.
+ *
+ * Every run is a child process: its figures come back through a pipe and
+ * its peak memory and CPU time from wait4(), and as many run at once as
+ * there are CPUs (MRE_SIM_JOBS overrides). A child runs one scenario with
+ * its own seed, so the figures do not depend on how many run in parallel.
+ */
+#include "bench.h"
+#include "report.h"
+#include "simcli.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+enum fab_pattern {
+	FAB_ONE,		/* one flow across the core */
+	FAB_PERM,		/* a random permutation of every host */
+	FAB_INCAST,		/* every other host sends to host 0 */
+};
+
+enum fab_shape {
+	FAB_FAT,		/* a k-ary fat tree (3 tiers) */
+	FAB_LS,			/* leaf-spine: 32 leaves of 32 hosts, k spines */
+};
+
+struct fab_job {
+	const char *name;
+	u8 xport;
+	u8 pattern;
+	u8 shape;		/* enum fab_shape */
+	u32 k;			/* fat tree: k; leaf-spine: spines */
+	u32 planes;		/* 0: one */
+	u32 oversub;
+	u64 bytes;		/* per flow; 0: FAB_FLOW */
+	bool fail_link;		/* core0 -> agg0 at 25 % from t = 0 */
+	bool no_hints;
+	u32 npaths;		/* 0: the default */
+	u64 seed;
+};
+
+struct fab_res {
+	bool ok;		/* the child ran to the end */
+	u32 nhosts, nswitches, nlinks, nflows, done;
+	double tail_us, p99_us, med_us, min_us;
+	double gbps;
+	u64 data, retx, drops, rto;
+	u32 errors;		/* errors, order violations, bad placements */
+	u64 events, pkts;
+	double wall_s, cpu_s;
+	long rss_kb;
+};
+
+/*
+ * The fabric, as close to uet-htsim's validation setup as the model goes
+ * (bench/results/sim/README.md puts the two side by side):
+ *   - 100 Gbit/s links, 1 us per hop, no switch latency;
+ *   - 4 KiB of payload per packet (htsim: 4,086 B of a 4,150 B frame);
+ *   - every port's buffer one BDP of the fabric's unloaded RTT, RED-like
+ *     ECN marking from 0.2 to 0.8 of it (htsim's defaults with trimming;
+ *     the model has no trimming, so an overflow is a drop);
+ *   - 3 tiers: 43 packets of buffer, marks from 9 to 35; 2 tiers
+ *     (leaf-spine): 29, from 6 to 24;
+ *   - flows of 2,000,000 bytes as 64 KiB WRITEs, 16 posted, all starting
+ *     at FAB_START_NS. htsim has no handshake, so connections are set up
+ *     before that, and a flow's completion time (FCT) runs from its start
+ *     to its sender's last completion.
+ */
+#define FAB_HOP_NS	1000
+#define FAB_PKT_WIRE	(4096 + MRE_MAX_HDR_LEN + SIM_WIRE_OVERHEAD)
+#define FAB_FLOW	2000000ULL
+#define FAB_INCAST_FLOW	100000ULL
+#define FAB_MSG		65536
+#define FAB_START_NS	100000ULL
+#define FAB_LS_LEAVES	32
+#define FAB_LS_HOSTS	32
+#define FAB_FAIL_LINK	2	/* topo_fattree(): agg0.0 - core0.0 */
+#define FAB_FAIL_PCT	25
+
+static void fab_ports(struct sim_link_cfg *c, u32 bdp_pkts, u32 lo, u32 hi)
+{
+	c->delay_ns = FAB_HOP_NS;
+	c->limit = (u64)bdp_pkts * FAB_PKT_WIRE;
+	c->ecn_k = (u64)lo * FAB_PKT_WIRE;
+	c->ecn_kmax = (u64)hi * FAB_PKT_WIRE;
+}
+
+static void fab_scen(struct scen *s, const struct fab_job *j)
+{
+	u32 n, i;
+	u64 bytes = j->bytes ? j->bytes : FAB_FLOW;
+
+	scen_defaults(s);
+	bench_tune(s);
+	s->seed = j->seed ? j->seed : 13;
+	s->xport = j->xport;
+	s->no_hints = j->no_hints;
+	s->tc.planes = j->planes ? j->planes : 1;
+	s->tc.oversub = j->oversub;
+	if (j->shape == FAB_LS) {
+		s->shape = SCEN_LEAFSPINE;
+		s->nleaves = FAB_LS_LEAVES;
+		s->per_leaf = FAB_LS_HOSTS;
+		s->nspines = j->k;
+		n = FAB_LS_LEAVES * FAB_LS_HOSTS;
+		fab_ports(&s->tc.host, 29, 6, 24);
+	} else {
+		s->shape = SCEN_FATTREE;
+		s->fat_k = j->k;
+		n = j->k * j->k * j->k / 4;
+		fab_ports(&s->tc.host, 43, 9, 35);
+	}
+	s->tc.fabric = s->tc.host;
+	if (j->npaths)
+		s->cfg.npaths = j->npaths;
+	s->msg = FAB_MSG;
+	s->ring = FAB_MSG;	/* not checked: a ring of one message */
+	s->sample_ns = 50000;
+	s->t_end = 200000000;
+	switch (j->pattern) {
+	case FAB_ONE:
+		scen_flow(s, 0, n - 1, bytes, FAB_START_NS);
+		break;
+	case FAB_PERM:
+		scen_permutation(s, n, bytes, s->seed);
+		for (i = 0; i < s->nflows; i++)
+			s->flows[i].start_ns = FAB_START_NS;
+		break;
+	case FAB_INCAST:
+		for (i = 1; i < n; i++)
+			scen_flow(s, i, 0, bytes, FAB_START_NS);
+		break;
+	}
+	if (j->fail_link)
+		scen_fault(s, 0, SCEN_PORT_DEGRADE, FAB_FAIL_LINK, FAB_FAIL_PCT);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void fab_measure(const struct scen *s, struct fab_res *r)
+{
+	u64 *fct = calloc(s->wl.nflows ? s->wl.nflows : 1, sizeof(*fct));
+	struct wl_verdict v;
+	u32 i, j, n = 0;
+
+	if (!fct)
+		abort();
+	r->nhosts = s->topo.nhosts;
+	r->nlinks = s->topo.nlinks;
+	r->nswitches = s->topo.nnodes - s->topo.nhosts;
+	r->nflows = s->wl.nflows;
+	for (i = 0; i < s->wl.nflows; i++) {
+		const struct wl_flow *f = &s->wl.flows[i];
+
+		if (f->done_ns)
+			fct[n++] = f->done_ns - f->start_ns;
+	}
+	r->done = n;
+	qsort(fct, n, sizeof(*fct), cmp_u64);
+	if (n) {
+		r->min_us = fct[0] / 1000.0;
+		r->med_us = fct[n / 2] / 1000.0;
+		r->p99_us = fct[(n - 1) * 99 / 100] / 1000.0;
+		r->tail_us = fct[n - 1] / 1000.0;
+	}
+	free(fct);
+	r->gbps = rep_goodput(s);
+	if (s->xport == WL_MROCE) {
+		struct mre_counters c;
+
+		scen_counters(s, &c);
+		r->data = c.tx_data;
+		r->retx = c.tx_retx;
+		r->rto = c.rto;
+	} else {
+		struct bl_counters c;
+
+		scen_bl_counters(s, &c);
+		r->data = c.tx_data;
+		r->retx = c.tx_retx;
+		r->rto = c.rto;
+	}
+	for (i = 0; i < s->topo.nnodes; i++) {
+		const struct sim_node *nd = s->topo.nodes[i];
+
+		if (nd->kind == SIM_NODE_HOST)
+			r->pkts += ((const struct sim_host *)nd)->tx_pkts;
+		for (j = 0; j < nd->nports; j++)
+			r->drops += nd->ports[j]->drop_full;
+	}
+	wl_verify(&s->wl, &v);
+	r->errors = v.errors + v.order_violations + v.bad_place;
+	r->events = s->sim.nev;
+}
+
+static double secs(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void fab_child(const struct fab_job *j, int fd)
+{
+	struct fab_res r = { .ok = true };
+	struct timespec t0, t1;
+	struct scen s;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fab_scen(&s, j);
+	if (scen_run(&s))
+		_exit(1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	r.wall_s = secs(&t0, &t1);
+	fab_measure(&s, &r);
+	if (write(fd, &r, sizeof(r)) != sizeof(r))
+		_exit(1);
+	_exit(0);
+}
+
+static u32 ncpus(void)
+{
+	const char *e = getenv("MRE_SIM_JOBS");
+	long n = e ? strtol(e, NULL, 0) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : (u32)n;
+}
+
+/* run @n jobs, ncpus() at a time, each in a child */
+static void fab_run_all(const struct fab_job *jobs, struct fab_res *res, u32 n)
+{
+	pid_t *pid = calloc(n, sizeof(*pid));
+	int *fd = calloc(n, sizeof(*fd));
+	u32 next = 0, running = 0, max = ncpus(), i;
+
+	if (!pid || !fd)
+		abort();
+	fflush(NULL);
+	while (next < n || running) {
+		struct rusage ru;
+		int st, p[2];
+		pid_t done;
+
+		while (running < max && next < n) {
+			fprintf(stderr, "bench: %s\n", jobs[next].name);
+			if (pipe(p))
+				abort();
+			pid[next] = fork();
+			if (pid[next] < 0)
+				abort();
+			if (!pid[next]) {
+				close(p[0]);
+				fab_child(&jobs[next], p[1]);
+			}
+			close(p[1]);
+			fd[next++] = p[0];
+			running++;
+		}
+		done = wait4(-1, &st, 0, &ru);
+		if (done < 0)
+			abort();
+		for (i = 0; i < next && pid[i] != done; i++)
+			;
+		if (i == next)
+			continue;
+		running--;
+		memset(&res[i], 0, sizeof(res[i]));
+		if (!WIFEXITED(st) || WEXITSTATUS(st) ||
+		    read(fd[i], &res[i], sizeof(res[i])) != sizeof(res[i])) {
+			fprintf(stderr, "bench: %s failed\n", jobs[i].name);
+			res[i].ok = false;
+		}
+		close(fd[i]);
+		res[i].rss_kb = ru.ru_maxrss;
+		res[i].cpu_s = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	}
+	free(pid);
+	free(fd);
+}
+
+/* --- the uet-htsim comparison ------------------------------------------------ */
+
+/* uet-htsim's figures for the same scenarios (its validate_outputs) */
+struct fab_ref {
+	const char *what;
+	double lo, hi;		/* tail FCT range, us; 0: none published */
+	double single_lo, single_hi;	/* single path (ECMP-like) */
+};
+
+enum {
+	J_ONE, J_ONE_BL,
+	J_P16, J_P16_BL,
+	J_P1K, J_P1K_BL, J_P1K_64,
+	J_FAIL, J_FAIL_BL,
+	J_OS4, J_OS4_BL,
+	J_OS8, J_OS8_BL,
+	J_INC, J_INC_NOHINT, J_INC_BL,
+	J_N,
+};
+
+/* a job: name, transport, pattern, k, then any other field */
+#define FAB_JOB(nm, x, pat, kk, ...) { .name = nm, .xport = x, .pattern = pat, \
+				       .k = kk, __VA_ARGS__ }
+#define M WL_MROCE
+#define B WL_ROCEV2
+
+static const struct fab_job fat_jobs[J_N] = {
+	[J_ONE] = FAB_JOB("one flow, mroce", M, FAB_ONE, 16),
+	[J_ONE_BL] = FAB_JOB("one flow, rocev2", B, FAB_ONE, 16),
+	[J_P16] = FAB_JOB("perm16, mroce", M, FAB_PERM, 4),
+	[J_P16_BL] = FAB_JOB("perm16, rocev2", B, FAB_PERM, 4),
+	[J_P1K] = FAB_JOB("perm1024, mroce", M, FAB_PERM, 16),
+	[J_P1K_BL] = FAB_JOB("perm1024, rocev2", B, FAB_PERM, 16),
+	[J_P1K_64] = FAB_JOB("perm1024, mroce 64 paths", M, FAB_PERM, 16, .npaths = 64),
+	[J_FAIL] = FAB_JOB("perm1024 failed link, mroce", M, FAB_PERM, 16,
+			   .fail_link = true),
+	[J_FAIL_BL] = FAB_JOB("perm1024 failed link, rocev2", B, FAB_PERM, 16,
+			      .fail_link = true),
+	[J_OS4] = FAB_JOB("perm1024 4:1, mroce", M, FAB_PERM, 8, .shape = FAB_LS),
+	[J_OS4_BL] = FAB_JOB("perm1024 4:1, rocev2", B, FAB_PERM, 8, .shape = FAB_LS),
+	[J_OS8] = FAB_JOB("perm1024 8:1, mroce", M, FAB_PERM, 4, .shape = FAB_LS),
+	[J_OS8_BL] = FAB_JOB("perm1024 8:1, rocev2", B, FAB_PERM, 4, .shape = FAB_LS),
+	[J_INC] = FAB_JOB("incast 1023:1, mroce", M, FAB_INCAST, 16,
+			  .bytes = FAB_INCAST_FLOW),
+	[J_INC_NOHINT] = FAB_JOB("incast 1023:1, mroce no hints", M, FAB_INCAST, 16,
+				 .bytes = FAB_INCAST_FLOW, .no_hints = true),
+	[J_INC_BL] = FAB_JOB("incast 1023:1, rocev2", B, FAB_INCAST, 16,
+			     .bytes = FAB_INCAST_FLOW),
+};
+
+/* "ok", or what went wrong: unfinished flows (at t_end), errors, a crash */
+static const char *verdict(const struct fab_res *r, char *b, size_t n)
+{
+	if (!r->ok)
+		snprintf(b, n, "**run failed**");
+	else if (r->errors)
+		snprintf(b, n, "**%u errors**", r->errors);
+	else if (r->done != r->nflows)
+		snprintf(b, n, "%u of %u unfinished", r->nflows - r->done, r->nflows);
+	else
+		snprintf(b, n, "ok");
+	return b;
+}
+
+static void fat_row(const char *what, const struct fab_res *m,
+		    const struct fab_res *b, double lo, double hi,
+		    double slo, double shi)
+{
+	char ref[48] = "n/a", sref[48] = "n/a", ratio[32] = "n/a", v[48], bv[48];
+
+	if (lo > 0) {
+		snprintf(ref, sizeof(ref), "%.1f-%.1f", lo, hi);
+		snprintf(ratio, sizeof(ratio), "%.2f", m->tail_us / hi);
+	}
+	if (slo > 0)
+		snprintf(sref, sizeof(sref), "%.0f-%.0f", slo, shi);
+	fprintf(bench_md, "| %s | %s | %.1f | %.1f | %.1f | %.2f | %llu | %s | %s | %.1f | %.1f | %llu | %s | %s |\n",
+		what, ref, m->tail_us, m->p99_us, m->med_us,
+		m->min_us > 0 ? m->tail_us / m->min_us : 0, m->retx, ratio,
+		verdict(m, v, sizeof(v)), b->tail_us, b->med_us, b->retx,
+		verdict(b, bv, sizeof(bv)), sref);
+}
+
+void fig_fattree(void)
+{
+	struct fab_res r[J_N];
+	const struct fab_res *inc = &r[J_INC];
+	double ideal_us;
+	FILE *f;
+	u32 i;
+
+	fab_run_all(fat_jobs, r, J_N);
+	f = bench_tsv("fattree.tsv");
+	fprintf(f, "scenario\thosts\tflows\tdone\ttail_us\tp99_us\tmedian_us\tmin_us\tretx\tdata\tdrops\trto\terrors\n");
+	for (i = 0; i < J_N; i++)
+		fprintf(f, "%s\t%u\t%u\t%u\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%llu\t%llu\t%llu\t%u\n",
+			fat_jobs[i].name, r[i].nhosts, r[i].nflows, r[i].done,
+			r[i].tail_us, r[i].p99_us, r[i].med_us, r[i].min_us,
+			r[i].retx, r[i].data, r[i].drops, r[i].rto, r[i].errors);
+	fclose(f);
+	fprintf(bench_md, "## Fat tree at 1,024 hosts, next to uet-htsim\n\n"
+		"The scenarios of uet-htsim's validation suite (htsim/sim/datacenter/validate_uec_*.txt "
+		"and validate_outputs), rebuilt in this simulator with the same parameters where the "
+		"model has them:\n\n"
+		"| | uet-htsim | here |\n|---|---|---|\n"
+		"| fabric | 3-tier fat tree, K = 16: 1,024 hosts, 8 per ToR | the same (topo_fattree, k = 16: 1,024 hosts, 320 switches) |\n"
+		"| oversubscribed | 2-tier leaf-spine, 32 ToRs of 32 hosts, 8 (4:1) or 4 (8:1) uplinks | the same (topo_leafspine) |\n"
+		"| links | 100 Gbit/s, 1 us per hop, no switch latency | the same |\n"
+		"| packet | 4,150 B frame, 4,086 B payload, 64 B ACK | 4,096 B payload + up to 72 B MetaRoCE header + 66 B Ethernet/IP/UDP, preamble and gap |\n"
+		"| port buffer | 1 BDP (43 packets; 29 in leaf-spine), with packet trimming | 1 BDP in packets the same, **no trimming**: an overflow is a drop |\n"
+		"| ECN | RED-like on dequeue from 0.2 to 0.8 BDP (9 to 35 packets), off toward hosts with receiver CC | RED-like on enqueue between the same thresholds, on every switch port |\n"
+		"| failed link | core0 -> agg0 of pod 0 at 25 %% rate, buffer and ECN thresholds, from t = 0 | the same (SCEN_PORT_DEGRADE) |\n"
+		"| flows | 2,000,000 B; permutation and incast from its generators (seed 13) | 2,000,000 B as 64 KiB WRITEs, 16 posted; our own seeded permutation (seed 13) |\n"
+		"| start | at t = 0, no handshake | connections set up first; every flow starts at %.0f us and its FCT counts from there |\n"
+		"| transport | NSCC + RCCC, 128 entropies | MetaRoCE, %u paths per connection (the engine allows %u), rate hints on unless said |\n"
+		"| FCT, spread | sender sees the last byte acknowledged; spread = last / first FCT | the sender's last completion; the same spread |\n\n"
+		"Baseline: RoCEv2 as deployed (tests/sim/baseline.c), one QP per flow, so one ECMP path, "
+		"go-back-N, a DCTCP-like ECN window.\n\n"
+		"| scenario | uet-htsim tail us | MetaRoCE tail us | p99 | median | spread | retx | tail / uet-htsim | verdict | RoCEv2 tail us | median | retx | verdict | uet-htsim single path |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+		FAB_START_NS / 1000.0, fat_jobs[J_P1K].npaths ? fat_jobs[J_P1K].npaths : 8,
+		MRE_MAX_PATHS);
+	fat_row("one flow", &r[J_ONE], &r[J_ONE_BL], 176, 177, 0, 0);
+	fat_row("permutation, 16 hosts", &r[J_P16], &r[J_P16_BL], 0, 0, 0, 0);
+	fat_row("permutation, 1,024 hosts", &r[J_P1K], &r[J_P1K_BL], 200.5, 203.4,
+		890, 1063);
+	fat_row("same, one failed link", &r[J_FAIL], &r[J_FAIL_BL], 200.9, 205.1, 0, 0);
+	fat_row("same, 4:1 oversubscribed", &r[J_OS4], &r[J_OS4_BL], 750, 814, 0, 0);
+	fat_row("same, 8:1 oversubscribed", &r[J_OS8], &r[J_OS8_BL], 1443, 1479, 0, 0);
+	ideal_us = (double)(r[J_INC].nflows) * FAB_INCAST_FLOW * 8 / 100000.0;
+	fprintf(bench_md, "\nIncast: every other host sends %llu bytes to host 0 (%u senders); "
+		"ideal = all bytes at line rate into one port: %.0f us.\n\n"
+		"| congestion control | uet-htsim tail ms | spread | tail ms | / ideal | spread | median ms | retx | drops | verdict |\n"
+		"|---|---|---|---|---|---|---|---|---|---|\n", FAB_INCAST_FLOW,
+		inc->nflows, ideal_us);
+	{
+		static const struct {
+			const char *what;
+			u32 job;
+			double ref, spread;
+		} rows[] = {
+			{ "MetaRoCE, sender and receiver (hints)", J_INC, 8.80, 2.0 },
+			{ "MetaRoCE, sender only (no hints)", J_INC_NOHINT, 10.56, 82.6 },
+			{ "RoCEv2 baseline (DCTCP-like ECN window)", J_INC_BL, 0, 0 },
+		};
+
+		for (i = 0; i < MRE_ARRAY_SIZE(rows); i++) {
+			const struct fab_res *x = &r[rows[i].job];
+			char ref[32] = "n/a", sp[32] = "n/a", v[48];
+
+			if (rows[i].ref > 0) {
+				snprintf(ref, sizeof(ref), "%.2f", rows[i].ref);
+				snprintf(sp, sizeof(sp), "%.1f", rows[i].spread);
+			}
+			fprintf(bench_md, "| %s | %s | %s | %.2f | %.3f | %.1f | %.2f | %llu | %llu | %s |\n",
+				rows[i].what, ref, sp, x->tail_us / 1000,
+				x->tail_us / ideal_us,
+				x->min_us > 0 ? x->tail_us / x->min_us : 0,
+				x->med_us / 1000, x->retx, x->drops,
+				verdict(x, v, sizeof(v)));
+		}
+	}
+	bench_fig("fat_perm1024_tail_us", r[J_P1K].tail_us);
+	bench_fig("fat_perm1024_vs_htsim", r[J_P1K].tail_us / 203.4);
+	bench_fig("fat_fail_tail_us", r[J_FAIL].tail_us);
+	bench_fig("fat_os4_tail_us", r[J_OS4].tail_us);
+	bench_fig("fat_os8_tail_us", r[J_OS8].tail_us);
+	bench_fig("fat_incast_vs_ideal", inc->tail_us / ideal_us);
+	bench_fig("fat_incast_spread", inc->min_us > 0 ? inc->tail_us / inc->min_us : 0);
+	fprintf(bench_md, "\nGoals: the 1,024-host permutation's tail within 1.1x of uet-htsim's "
+		"multipath figure (%s: %.2fx); incast tail within 1.1x of ideal (%s: %.3fx) "
+		"with spread <= 2 (%s: %.1f).\n\n",
+		bench_met(r[J_P1K].tail_us <= 1.1 * 203.4), r[J_P1K].tail_us / 203.4,
+		bench_met(inc->tail_us <= 1.1 * ideal_us), inc->tail_us / ideal_us,
+		bench_met(inc->min_us > 0 && inc->tail_us <= 2 * inc->min_us),
+		inc->min_us > 0 ? inc->tail_us / inc->min_us : 0);
+}
+
+/* --- how far the simulator goes ------------------------------------------------- */
+
+static const struct fab_job scale_jobs[] = {
+	FAB_JOB("scale k=4", M, FAB_PERM, 4),
+	FAB_JOB("scale k=8", M, FAB_PERM, 8),
+	FAB_JOB("scale k=16", M, FAB_PERM, 16),
+	FAB_JOB("scale k=16, 8 planes", M, FAB_PERM, 16, .planes = 8, .npaths = 64),
+	FAB_JOB("scale k=24", M, FAB_PERM, 24),
+	FAB_JOB("scale k=32", M, FAB_PERM, 32),
+};
+
+void fig_scale(void)
+{
+	struct fab_res r[MRE_ARRAY_SIZE(scale_jobs)];
+	u32 i;
+
+	fab_run_all(scale_jobs, r, MRE_ARRAY_SIZE(scale_jobs));
+	fprintf(bench_md, "## The simulator's speed and memory\n\n"
+		"A random permutation of 2 MB flows (MetaRoCE) on fat trees of growing k, one "
+		"child process per run, %u at a time. Packets = datagrams the hosts sent; "
+		"memory = the child's peak resident set (wait4). Wall and CPU time are this "
+		"machine's and vary from run to run; the other columns do not.\n\n"
+		"| fat tree | planes | hosts | switches | links | flows done | tail FCT us | events | packets | wall s | CPU s | events/s | packets/s | peak memory MiB |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n", ncpus());
+	for (i = 0; i < MRE_ARRAY_SIZE(scale_jobs); i++) {
+		const struct fab_res *x = &r[i];
+
+		fprintf(bench_md, "| k = %u | %u | %u | %u | %u | %u / %u | %.1f | %llu | %llu | %.1f | %.1f | %.2e | %.2e | %ld |\n",
+			scale_jobs[i].k, scale_jobs[i].planes ? scale_jobs[i].planes : 1, x->nhosts,
+			x->nswitches, x->nlinks, x->done, x->nflows, x->tail_us,
+			x->events, x->pkts, x->wall_s, x->cpu_s,
+			x->wall_s > 0 ? x->events / x->wall_s : 0,
+			x->wall_s > 0 ? x->pkts / x->wall_s : 0, x->rss_kb / 1024);
+	}
+	fprintf(bench_md, "\n");
+}
+
+/* --- one of them, on its own ------------------------------------------------------ */
+
+static const struct fab_job *fab_find(const char *name)
+{
+	u32 i;
+
+	for (i = 0; i < J_N; i++)
+		if (!strcmp(fat_jobs[i].name, name))
+			return &fat_jobs[i];
+	for (i = 0; i < MRE_ARRAY_SIZE(scale_jobs); i++)
+		if (!strcmp(scale_jobs[i].name, name))
+			return &scale_jobs[i];
+	return NULL;
+}
+
+int sim_fab_main(int argc, char **argv)
+{
+	const struct fab_job *j = argc == 1 ? fab_find(argv[0]) : NULL;
+	struct fab_res r = { .ok = true };
+	struct scen s;
+	u32 i;
+
+	if (!j) {
+		fprintf(stderr, "usage: mroce-sim fab NAME, one of:\n");
+		for (i = 0; i < J_N; i++)
+			fprintf(stderr, "  \"%s\"\n", fat_jobs[i].name);
+		for (i = 0; i < MRE_ARRAY_SIZE(scale_jobs); i++)
+			fprintf(stderr, "  \"%s\"\n", scale_jobs[i].name);
+		return 2;
+	}
+	fab_scen(&s, j);
+	if (scen_run(&s))
+		return 1;
+	fab_measure(&s, &r);
+	rep_summary(stdout, j->name, &s);
+	printf("  flows %u done %u FCT tail %.1f p99 %.1f median %.1f first %.1f us, drops %llu\n",
+	       r.nflows, r.done, r.tail_us, r.p99_us, r.med_us, r.min_us, r.drops);
+	scen_free(&s);
+	return 0;
+}
