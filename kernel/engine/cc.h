@@ -38,8 +38,8 @@ bool mre_cc_can_send(struct mre_conn *c, u64 now, u64 *at);
 /* the receiver's latest rate hint, Mbit/s (0: none) */
 void mre_cc_rate(struct mre_conn *c, u32 mbps);
 void mre_cc_sent(struct mre_conn *c, u32 bytes, u64 now);
-/* receiver: data arrived on @c (counts active senders) */
-void mre_cc_rx_activity(struct mre_conn *c, u64 now);
+/* receiver: @bytes of data arrived on @c (0: it opened), counts senders */
+void mre_cc_rx_activity(struct mre_conn *c, u32 bytes, u64 now);
 /* receiver: the rate to advertise to @c's sender, Mbit/s (0: none) */
 u32 mre_cc_hint(struct mre_conn *c, u64 now);
 

@@ -145,7 +145,7 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 	 * the peer as a sender now, so that the first ACKs of an incast already
 	 * carry the share that counts all of them, not of those seen so far.
 	 */
-	mre_cc_rx_activity(c, now);
+	mre_cc_rx_activity(c, 0, now);
 	mre_trace(c, &t);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_UP);

@@ -394,11 +394,16 @@ struct mre_ep {
 	const struct mre_ops *ops;
 	struct mre_config cfg;
 	struct mre_counters ctr;
-	/* active-sender estimate for rate hints: conns seen per epoch */
+	/*
+	 * Active-sender estimate for rate hints: conns seen per epoch. An
+	 * epoch lasts active_ns, or longer with many senders (cc.c
+	 * act_span()); act_bytes averages the data packets received.
+	 */
 	u64 act_epoch_start;
 	u32 act_epoch;
 	u32 act_cur;
 	u32 act_prev;
+	u32 act_bytes;
 	/* the key of cookies and limiter buckets (hash.h): mre_ep_key() */
 	u64 secret[2];
 	bool secret_set;

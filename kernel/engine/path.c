@@ -655,6 +655,22 @@ void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why)
 }
 
 /*
+ * How far a connection-wide stall backs a path's timer off: to rto_init
+ * (at least rto_min), not rto_max. A peer that answers nothing at all is
+ * either dead, which dead_ns settles, or swamped, as the receiver of a
+ * large incast is: there, the senders whose first packets were all
+ * dropped have no RTT sample, no rate hint and no ACK, and with a backoff
+ * to rto_max (100 ms) the last of them retried tens of milliseconds after
+ * the port had drained (a 1,023:1 incast of 100 KB took 95 ms instead of
+ * 8.2). Capped, each keeps probing about once per rto_init and is counted
+ * by the receiver as soon as one probe gets through.
+ */
+static u64 stall_rto_max(const struct mre_config *cfg)
+{
+	return MRE_MIN(cfg->rto_max_ns, MRE_MAX(cfg->rto_init_ns, cfg->rto_min_ns));
+}
+
+/*
  * Nothing at all came back from the peer since this path's timer was
  * armed: the silence is the connection's (the peer, or this host, is
  * stalled), not evidence against the path. Resend the oldest packet, as a
@@ -675,9 +691,10 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 		advance_una(p);
 		tlp_settled(p);
 	}
-	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
+	p->rto = MRE_MIN(p->rto * 2, stall_rto_max(cfg));
 	p->rto_base = now;
-	p->rto_at = p->inflight ? now + p->rto : 0;
+	p->rto_at = p->inflight ? now + p->rto +
+		    c->ep->ops->random(c->ep) % (p->rto / 2 + 1) : 0;
 	quiet_arm(p, c, now);
 }
 

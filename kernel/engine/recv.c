@@ -242,7 +242,7 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	}
 	c->ep->ctr.rx_data++;
 	c->ep->ctr.rx_ce += ce;
-	mre_cc_rx_activity(c, now);
+	mre_cc_rx_activity(c, d->plen + MRE_MAX_HDR_LEN, now);
 	why = ce ? ACK_OTHER : gap && mre_cfg(c)->ack_ooo_now ? ACK_OOO :
 	      pkt->flags & MRE_F_ACK_REQ ? ACK_ASKED : ACK_DELAY;
 	if (mre_win_test(&c->rxw, d->tsn)) {

@@ -190,9 +190,44 @@ MRE_TEST(path_stall_is_not_path_failure)
 	MRE_EXPECT_EQ(test, o->p->inflight, 3);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto_stall, 1);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto, 0);
-	MRE_EXPECT_EQ(test, o->p->rto, 2 * rto);	/* backed off */
-	MRE_EXPECT_EQ(test, o->p->rto_at, o->now + 2 * rto);
+	/* backed off, but a stall backs off to rto_init at most, jittered */
+	MRE_EXPECT_EQ(test, o->p->rto, MRE_MIN(2 * rto, o->n.ep.cfg.rto_init_ns));
+	MRE_EXPECT_GE(test, o->p->rto_at, o->now + o->p->rto);
+	MRE_EXPECT_LE(test, o->p->rto_at, o->now + o->p->rto + o->p->rto / 2);
 	MRE_EXPECT_EQ(test, o->c.rtxq_tail - o->c.rtxq_head, 1);
+}
+
+/*
+ * A stall that lasts: the timer doubles from a measured RTO up to rto_init
+ * and stays there (a swamped receiver, section 7), and the resends of
+ * senders that stalled together spread over half an RTO.
+ */
+MRE_TEST(path_stall_backoff_capped)
+{
+	struct one *o = one_new(test, NULL);
+	const struct mre_config *cfg = &o->n.ep.cfg;
+	u64 lo = ~0ULL, hi = 0;
+	u32 i;
+
+	send_n(o, 40);
+	o->p->rto = cfg->rto_min_ns;	/* as if measured */
+	o->p->rto_at = o->now + o->p->rto;
+	for (i = 0; i < 30; i++) {
+		u64 d;
+
+		o->now = o->p->rto_at;
+		MRE_EXPECT(test, !mre_path_timers(o->p, &o->c, o->now));
+		MRE_EXPECT_LE(test, o->p->rto, cfg->rto_init_ns);
+		d = o->p->rto_at - o->now - o->p->rto;
+		lo = MRE_MIN(lo, d);
+		hi = MRE_MAX(hi, d);
+	}
+	MRE_EXPECT_EQ(test, o->p->rto, cfg->rto_init_ns);
+	MRE_EXPECT_EQ(test, o->p->health, MRE_PATH_GOOD);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rto_stall, 30);
+	/* jitter: not always the same, never more than half the RTO */
+	MRE_EXPECT(test, lo != hi);
+	MRE_EXPECT_LE(test, hi, cfg->rto_init_ns / 2);
 }
 
 /*
@@ -385,9 +420,9 @@ MRE_TEST(cc_rate_hint_and_pacing)
 
 		mre_conn_init(&c2[i], &o->n.ep,
 			      MRE_ALLOC(test, mre_conn_mem_size(&cfg)), &a);
-		mre_cc_rx_activity(&c2[i], o->now);
+		mre_cc_rx_activity(&c2[i], 1000, o->now);
 	}
-	mre_cc_rx_activity(&o->c, o->now);
+	mre_cc_rx_activity(&o->c, 1000, o->now);
 	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now), 95000 / 4);
 	/* two epochs of silence: the estimate resets */
 	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now + 3 * cfg.active_ns), 95000);
@@ -437,6 +472,40 @@ MRE_TEST(cc_hint_counts_handshakes)
 	}
 	/* four peers connected, none has sent data yet */
 	MRE_EXPECT_EQ(test, mre_cc_hint(&o->c, o->now), 95000 / 4);
+}
+
+/*
+ * A thousand senders, each paced at its share: one 4 KiB packet every 1,000
+ * packet times of the receiver's link (333 us), far apart compared with
+ * active_ns. The activity epoch stretches to cover that interval, so the
+ * count sees all of them and the hint is their share, not seven times it
+ * (what a 50 us epoch, seeing one sender in seven, offered).
+ */
+#define FANIN 1000
+
+MRE_TEST(cc_hint_epoch_spans_fanin)
+{
+	struct mre_config cfg;
+	struct mre_conn *c;
+	struct one *o;
+	u64 gap = 4168ULL * 8000 / 100000, t;	/* ns per packet at 100 Gbit/s */
+	u32 i, round, hint;
+
+	mre_config_default(&cfg);
+	cfg.link_mbps = 100000;
+	o = one_new(test, &cfg);
+	c = MRE_ALLOC(test, sizeof(*c) * FANIN);
+	for (i = 0; i < FANIN; i++)
+		c[i].ep = &o->n.ep;	/* all the activity count reads */
+	t = o->now;
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < FANIN; i++, t += gap)
+			mre_cc_rx_activity(&c[i], 4168, t);
+	hint = mre_cc_hint(&c[0], t);
+	MRE_EXPECT_GE(test, hint, 95000 / FANIN);
+	MRE_EXPECT_LE(test, hint, 95000 / (FANIN - FANIN / 10));
+	/* and a few senders still see active_ns epochs: silence resets it */
+	MRE_EXPECT_EQ(test, mre_cc_hint(&c[0], t + 4 * FANIN * gap), 95000);
 }
 
 /*
@@ -805,6 +874,7 @@ MRE_SUITE(path,
 	  MRE_CASE(path_rtt_rto),
 	  MRE_CASE(path_timeouts_fail_and_probe),
 	  MRE_CASE(path_stall_is_not_path_failure),
+	  MRE_CASE(path_stall_backoff_capped),
 	  MRE_CASE(path_rto_needs_newer_echo),
 	  MRE_CASE(path_plane_down_up),
 	  MRE_CASE(path_planes_reassigned),
@@ -813,6 +883,7 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_alpha_tracks_marks),
 	  MRE_CASE(cc_rate_hint_and_pacing),
 	  MRE_CASE(cc_hint_counts_handshakes),
+	  MRE_CASE(cc_hint_epoch_spans_fanin),
 	  MRE_CASE(cc_conn_slow_start),
 	  MRE_CASE(cc_hint_sizes_window_in_slow_start),
 	  MRE_CASE(cc_grows_only_when_window_used),
