@@ -10,7 +10,10 @@
 # cost per packet (scripts/bench-cost.sh, callgrind) and writes
 # OUTDIR/README.md: each figure next to its goal and the baseline, with the
 # commands that reproduce it. Simulated time only and fixed seeds: a rerun
-# gives the same numbers. A few seconds of CPU for the figures, about one
+# gives the same numbers. About five minutes on 2 cores and 9 GiB at the
+# peak (the fat-tree and scale figures run up to 8,192 hosts, one child
+# process per run, one per CPU at a time; MRE_SIM_JOBS=1 halves the
+# memory), a few seconds for the others, about one
 # for callgrind, a few more for the rto_min sensitivity table.
 set -eu
 cd "$(dirname "$0")/.."
@@ -113,7 +116,9 @@ time, fixed seeds: rerunning gives the same numbers.
 
 Reproduce everything: \`scripts/bench-sim.sh\` (this file and the plots), or
 one figure: \`make -C tests/sim && build/sim/mroce-sim bench DIR loss\`
-(loss, blackhole, reorder, incast, streams); the engine cost:
+(loss, blackhole, reorder, incast, streams, fattree, taildrop, scale); one
+fat-tree run with its counters: \`build/sim/mroce-sim fab NAME\` (no NAME:
+the list); the engine cost:
 \`scripts/bench-cost.sh\`. A single scenario with its counters:
 \`build/sim/mroce-sim run --help\`.
 
@@ -194,6 +199,47 @@ Start of a transfer: the first RTT carries 8 packets (conn_init_cwnd)
 instead of a bandwidth-delay product, about 0.3 % of the lossless
 goodput of a 32 MiB transfer (93.8 -> 93.4 Gbit/s); the loss ratios are of
 that goodput.
+
+Fat tree, permutation (goal: tail within 1.1x of uet-htsim's 200.5-203.4
+us; missed, 1.58x). The median flow finishes near htsim's tail (245
+us against an ideal of about 177); the tail is flows whose 8 paths
+(npaths, the default; the engine allows 64, and 64 made it worse, 550 us,
+as 64 paths x init_cwnd 16 overran the 1-BDP buffers) land on the same
+congested core links. htsim's senders steer entropies away from marked
+paths (REPS/bitmap over 128 entropies) and trim instead of dropping;
+MetaRoCE moves a path only on loss (repath_loss_pct) or failure, and its
+per-path windows shift load away from marked paths only slowly. ECN-guided
+path choice is the next step. The oversubscribed cases come within
+1.12x, where the bottleneck is the leaves' uplinks and spreading
+matters less (1.12x both). One link at 25 % (core0 -> agg0) costs the
+tail 322 -> 399 us: htsim's senders see the marks on that link and avoid
+it; MetaRoCE's paths through it keep their ports (a slow path is neither
+lost nor failed).
+
+Fat tree, 1,023:1 incast (goal: tail within 1.1x of ideal, spread <= 2;
+missed: 1.25x, spread about 70). Senders' connections were set up
+before the flows start, so the handshake no longer counts them; each of
+1,023 first windows meets a 43-packet buffer, and the senders whose
+packets all drop know nothing until a probe gets in (stall timers, capped
+at rto_init and jittered, protocol.md 6.3). The receiver counts senders
+as their packets arrive (the activity period stretches with the count,
+section 9), so those that got in first are offered more than their share
+and finish early: hence the spread. htsim trims a packet to its header at
+a full queue, which tells the receiver of every sender at once; the model
+has no trimming.
+
+Tail drop without ECN (16 flows: goals on goodput, fairness and planes
+met; retransmissions missed, about 13 % against 5 %). A loss with a queue
+behind it now halves the windows (protocol.md 9), which took 16 flows
+from 80 % resent to 13 %, 4 flows from 52 % to 1.5 %, 1 flow from 19 %
+to 0, and 2 and 4 planes to about 0.1 % and 0.02 %. What remains with 16
+connections is that their fair windows (about 9 packets each) are sprayed
+over 8 paths: a path holds one or two packets, so a drop is found by its
+timer, not by later packets on the same path, and timers on a queue that
+grows and shrinks also fire early (spurious resends). Loss detection
+across paths (TSN SACK) or fewer paths for a small window would address
+it; concentrating the window on fewer paths was tried and made fairness
+worse (Jain 0.74), not kept.
 
 rto_min against the figures it governs (`build/sim/mroce-sim bench DIR
 --rto-min-us N loss blackhole reorder incast`; the baseline's timer

@@ -93,6 +93,45 @@ void mre_cc_init(struct mre_conn *c)
 	c->pace_next = 0;
 }
 
+/*
+ * Is a loss on @p congestion? A queue was standing when it happened: the
+ * path's latest RTT sample exceeds its least by loss_queue_pct. A tail-drop
+ * port drops only when its buffer is full, so the packets before the loss
+ * waited behind that buffer (a 512 KiB port at 100 Gbit/s adds 42 us to an
+ * RTT of 10); a loss on a fabric that is not full (a flaky link, a bit
+ * error) comes at the base RTT and says nothing about the load (TCP Veno
+ * draws the same line with its backlog estimate).
+ */
+static bool loss_is_congestion(const struct mre_path *p,
+			       const struct mre_config *cfg)
+{
+	if (!cfg->loss_queue_pct || !p->min_rtt || p->last_rtt <= p->min_rtt)
+		return false;
+	return (p->last_rtt - p->min_rtt) * 100 >=
+	       (u64)cfg->loss_queue_pct * p->min_rtt;
+}
+
+/*
+ * A congestion loss halves the connection's window, once per window's worth
+ * of packets sent (about an RTT): counted in transmissions, not by the TSN
+ * window's progress, which a TSN lost again and again holds up for as long
+ * as the congestion lasts.
+ */
+static void conn_loss_cut(struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+	u32 was = c->cwnd;
+
+	if (c->loss_cut_left)
+		return;
+	/* half of what is out, not of a window larger than the flight */
+	c->cwnd = clamp_cwnd(MRE_MIN(c->cwnd, c->inflight << MRE_FP) / 2, cfg,
+			     cfg->conn_max_cwnd);
+	c->loss_cut_left = MRE_MAX(c->inflight, 1u);
+	c->ssthresh = c->cwnd;
+	cut_trace(c, MRE_TR_CONN_WIDE, MRE_TRW_LOSS, was, c->cwnd, c->alpha);
+}
+
 void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 		     u32 lost, u32 ce)
 {
@@ -120,17 +159,28 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 			ep->ctr.ecn_cut++;
 			cut_trace(c, p->id, MRE_TRW_ECN, was, p->cwnd, p->alpha);
 		}
-	} else if (lost && cfg->loss_beta_shift) {
+	} else if (lost && (cfg->loss_beta_shift || loss_is_congestion(p, cfg))) {
+		u32 shift = cfg->loss_beta_shift ? cfg->loss_beta_shift : 1;
+
 		if (!p->win_cut) {
 			u32 was = p->cwnd;
 
-			p->cwnd = clamp_cwnd(p->cwnd - (p->cwnd >> cfg->loss_beta_shift),
+			p->cwnd = clamp_cwnd(p->cwnd - (p->cwnd >> shift),
 					     cfg, cfg->max_cwnd);
 			p->ssthresh = p->cwnd;
 			p->win_cut = true;
+			ep->ctr.loss_cut++;
 			cut_trace(c, p->id, MRE_TRW_LOSS, was, p->cwnd, p->alpha);
 		}
+		if (!cfg->loss_beta_shift)
+			conn_loss_cut(c);
 	} else if (acked && window_used(p->inflight + acked + lost, p->cwnd)) {
+		/* a queue is building: slow start has found the pipe's size */
+		if (p->cwnd < p->ssthresh && loss_is_congestion(p, cfg)) {
+			p->ssthresh = p->cwnd;
+			if (c->cwnd < c->ssthresh)
+				c->ssthresh = c->cwnd;
+		}
 		aimd_grow(&p->cwnd, &p->ssthresh, acked);
 		p->cwnd = clamp_cwnd(p->cwnd, cfg, cfg->max_cwnd);
 	}
@@ -172,7 +222,8 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 		if (marked)
 			return;
 	}
-	if (!c->win_ce && window_used(c->inflight + n, c->cwnd)) {
+	if (!c->win_ce && !c->loss_cut_left &&
+	    window_used(c->inflight + n, c->cwnd)) {
 		aimd_grow(&c->cwnd, &c->ssthresh, n);
 		c->cwnd = clamp_cwnd(c->cwnd, cfg, cfg->conn_max_cwnd);
 	}
@@ -217,7 +268,7 @@ void mre_cc_rate(struct mre_conn *c, u32 mbps)
 		return;
 	for (i = 0; i < c->npaths; i++)
 		if (c->paths[i].health == MRE_PATH_GOOD)
-			rtt = MRE_MAX(rtt, c->paths[i].srtt);
+			rtt = MRE_MAX(rtt, c->paths[i].min_rtt);
 	/* Mbit/s * ns / 8000 = bytes in flight at that rate */
 	w = (u64)mbps * rtt / 8000 / c->pkt_bytes;
 	w = MRE_MIN(w, (u64)cfg->conn_max_cwnd) << MRE_FP;
@@ -231,6 +282,8 @@ void mre_cc_sent(struct mre_conn *c, u32 bytes, u64 now)
 
 	c->pkt_bytes = c->pkt_bytes ? c->pkt_bytes - c->pkt_bytes / 8 + bytes / 8 :
 		       bytes;
+	if (c->loss_cut_left)
+		c->loss_cut_left--;
 
 	if (!c->rate_mbps)
 		return;

@@ -7,10 +7,14 @@
  * come back; it grows only while half of it is in use) and the same on the
  * whole connection, so that a connection spraying over N paths takes one
  * fair share of a shared bottleneck, not N.
- * Loss alone does not cut a window unless loss_beta_shift says so: on a
- * lossy fabric, random loss is not congestion, and a path that loses much
- * more than its siblings is moved instead (path.c). A timeout collapses the
- * path's window to min_cwnd.
+ * Loss cuts only when it is congestion: the path's latest RTT stood
+ * loss_queue_pct above its least when the loss was found, i.e. a queue was
+ * full (the tail-drop bottleneck of a fabric without ECN). Then the path's
+ * window and the connection's halve, each at most once per its window. A
+ * loss at the base RTT is random (a flaky link): on a lossy fabric it is no
+ * congestion signal, and a path that loses much more than its siblings is
+ * moved instead (path.c). loss_beta_shift makes every loss cut the path's
+ * window by 2^-n. A timeout collapses the path's window to min_cwnd.
  *
  * Receiver: every ACK carries a fair-share rate, the receiver's capacity
  * divided by the number of connections that sent it data recently. The

@@ -124,6 +124,27 @@ void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
 		mre_list_add_tail(&s->node, &c->active);
 }
 
+/*
+ * The ACCEPT of our CONNECT: a round trip before any data, so with the
+ * queues as the fabric leaves them idle. It is each path's first floor
+ * (min_rtt), which congestion is judged against (cc.c), so that a first
+ * flight that fills a queue cannot pass for the base RTT. It counts
+ * whether the ACCEPT opens the connection or comes after a CONNECT of the
+ * peer's crossed ours and opened it (a crossing CONNECT is no round trip).
+ */
+void mre_conn_hs_rtt(struct mre_conn *c, u64 now)
+{
+	u64 rtt = now - c->connect_sent;
+	u32 i;
+
+	if (!c->connect_sent || now <= c->connect_sent)
+		return;
+	c->connect_sent = 0;
+	for (i = 0; i < c->npaths; i++)
+		if (!c->paths[i].min_rtt || rtt < c->paths[i].min_rtt)
+			c->paths[i].min_rtt = rtt;
+}
+
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now)
 {

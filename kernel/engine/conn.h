@@ -154,6 +154,7 @@ struct mre_conn {
 	u32 win_end;		/* TSN closing the current window */
 	u32 win_acked;
 	u32 win_ce;
+	u32 loss_cut_left;	/* packets to send before another loss cut */
 	u32 rate_mbps;		/* the receiver's hint: pace at this; 0: none */
 	u32 pkt_bytes;		/* data packets sent, mean size (gain 1/8) */
 	u64 pace_next;
@@ -167,6 +168,7 @@ struct mre_conn {
 	/* handshake, and the peer's planes */
 	struct mre_addr addr;	/* the peer node's address (its plane 0) */
 	u64 connect_at;
+	u64 connect_sent;	/* when our latest CONNECT left */
 	u64 connect_ivl;
 	u32 connect_tries;
 	u64 cookie;		/* CONNECTING: the peer's RETRY cookie (0: none) */
@@ -222,6 +224,8 @@ void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why);
 /* put @s on the list of streams with something to send */
 void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
 /* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
+/* our CONNECT was answered by an ACCEPT: the paths' first RTT floor */
+void mre_conn_hs_rtt(struct mre_conn *c, u64 now);
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now);
 /*

@@ -91,6 +91,7 @@ void mre_config_default(struct mre_config *cfg)
 		.conn_max_cwnd = 1 << 10,
 		.ecn_g_shift = 4,
 		.loss_beta_shift = 0,
+		.loss_queue_pct = 300,
 		.link_mbps = 0,
 		.hint_pct = 95,
 		.active_ns = 50000,
@@ -129,7 +130,8 @@ const char *mre_config_check(const struct mre_config *c)
 		return "conn_max_cwnd";
 	if (c->conn_init_cwnd < c->min_cwnd || c->conn_init_cwnd > c->conn_max_cwnd)
 		return "conn_init_cwnd";
-	if (c->ecn_g_shift < 1 || c->ecn_g_shift > 10 || c->loss_beta_shift > 10)
+	if (c->ecn_g_shift < 1 || c->ecn_g_shift > 10 || c->loss_beta_shift > 10 ||
+	    c->loss_queue_pct > 10000)
 		return "ecn";
 	if (c->hint_pct < 1 || c->hint_pct > 100 || !c->active_ns)
 		return "hint";

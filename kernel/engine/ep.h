@@ -57,7 +57,9 @@ struct mre_config {
 	u32 conn_init_cwnd;	/* whole connection, first window (slow start) */
 	u32 conn_max_cwnd;	/* whole connection; also bounded by the TSN window */
 	u32 ecn_g_shift;	/* DCTCP gain g = 2^-n */
-	u32 loss_beta_shift;	/* path window *= 1 - 2^-n on a loss; 0: no cut */
+	u32 loss_beta_shift;	/* path window *= 1 - 2^-n on any loss; 0: ... */
+	/* ... only a loss with the RTT this % above its least halves (cc.c) */
+	u32 loss_queue_pct;
 	u64 link_mbps;		/* receiver capacity for fair-share hints; 0: no hints */
 	u32 hint_pct;		/* hint = link * pct / 100 / active senders */
 	u64 active_ns;		/* a sender is active if data came in this long */
@@ -98,7 +100,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(reset_limited) X(drop_place)					\
 	X(retry_tx)	X(retry_rx)	X(retry_limited) X(drop_retry)	\
 	X(connect_cookie) X(drop_foreign) X(challenge_tx)		\
-	X(drop_plane_addr)
+	X(drop_plane_addr) X(loss_cut)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;

@@ -312,10 +312,12 @@ static void rtt_sample(struct mre_path *p, const struct mre_config *cfg,
 	if (r <= 0)
 		r = 1;
 	rtt = (u64)r;
+	p->last_rtt = rtt;
 	if (!p->srtt) {
 		p->srtt = rtt;
 		p->rttvar = rtt / 2;
-		p->min_rtt = rtt;
+		if (!p->min_rtt || rtt < p->min_rtt)
+			p->min_rtt = rtt;
 	} else {
 		u64 d = p->srtt > rtt ? p->srtt - rtt : rtt - p->srtt;
 

@@ -79,6 +79,7 @@ struct mre_path {
 	u64 rttvar;
 	u64 rto;
 	u64 min_rtt;
+	u64 last_rtt;		/* the latest sample */
 	u64 rto_at;		/* RTO deadline; 0: not armed */
 	u64 rto_base;		/* when rto_at was last armed */
 	u64 probe_at;		/* next probe of a FAILED path; 0: none */

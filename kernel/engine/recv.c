@@ -324,6 +324,8 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		c->ep->ctr.rx_ctrl++;
 		if (c->state == MRE_CONN_CONNECTING)
 			mre_conn_established(c, pkt, now);
+		if (c->state == MRE_CONN_ESTABLISHED)
+			mre_conn_hs_rtt(c, now);
 		return;
 	case MRE_T_RESET:
 		c->ep->ctr.reset_rx++;

@@ -67,6 +67,8 @@ void mre_send_connect(struct mre_conn *c, u8 type, u64 now)
 		},
 	};
 
+	if (type == MRE_T_CONNECT)
+		c->connect_sent = now;
 	send_ctrl(c, mre_send_ctrl_path(c, pkt.path), &pkt);
 }
 

@@ -628,6 +628,7 @@ static const struct {
 	{ "incast", fig_incast },
 	{ "streams", fig_streams },
 	{ "fattree", fig_fattree },
+	{ "taildrop", fig_taildrop },
 	{ "scale", fig_scale },
 };
 

@@ -23,5 +23,6 @@ void bench_tune(struct scen *s);
 /* fabric.c */
 void fig_fattree(void);
 void fig_scale(void);
+void fig_taildrop(void);
 
 #endif /* SIM_BENCH_H */

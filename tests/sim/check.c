@@ -128,39 +128,50 @@ static void sink_rx(struct sim_node *n, struct sim_pkt *k, struct sim_port *in)
 	sim_pkt_free(n->sim, k);
 }
 
+/* a fresh run with one link between two sinks */
+struct sink_rig {
+	struct sim s;
+	struct sink a, b;
+	struct sim_link l;
+};
+
+static void sink_link(struct sink_rig *r, const struct sim_link_cfg *cfg)
+{
+	sim_init(&r->s, 1, NULL);
+	r->a = (struct sink){ .node = { .sim = &r->s, .rx = sink_rx } };
+	r->b = (struct sink){ .node = { .sim = &r->s, .rx = sink_rx } };
+	sim_link_init(&r->l, &r->s, 0, &r->a.node, &r->b.node, cfg);
+}
+
 static void t_link_queue(void)
 {
 	const struct sim_link_cfg cfg = {
 		.mbps = 100000, .delay_ns = 1000, .limit = 5 * 4162,
 		.ecn_k = 2 * 4162,
 	};
-	struct sim s;
-	struct sink a = { .node.rx = sink_rx }, b = { .node.rx = sink_rx };
-	struct sim_link l;
+	struct sink_rig r;
 	u32 i;
 
-	sim_init(&s, 1, NULL);
-	a.node.sim = b.node.sim = &s;
-	sim_link_init(&l, &s, 0, &a.node, &b.node, &cfg);
+	sink_link(&r, &cfg);
 	for (i = 0; i < 8; i++) {
-		struct sim_pkt *k = sim_pkt_alloc(&s);
+		struct sim_pkt *k = sim_pkt_alloc(&r.s);
 
 		k->len = 0;
 		k->wire = 4162;		/* 332.96 ns at 100 Gbit/s */
-		sim_port_send(&l.dir[0], k);
+		sim_port_send(&r.l.dir[0], k);
 	}
-	sim_run(&s, 1000000);
+	sim_run(&r.s, 1000000);
 	/* 5 fit the buffer, 3 tail-dropped */
-	CHECK_EQ(b.n, 5);
-	CHECK_EQ(l.dir[0].drop_full, 3);
+	CHECK_EQ(r.b.n, 5);
+	CHECK_EQ(r.l.dir[0].drop_full, 3);
 	/* back to back at line rate, exactly, plus the propagation delay */
-	for (i = 0; i < b.n; i++)
-		CHECK_EQ(b.at[i], 1000 + (u64)(i + 1) * 4162 * 8000 / 100000);
+	for (i = 0; i < r.b.n; i++)
+		CHECK_EQ(r.b.at[i], 1000 + (u64)(i + 1) * 4162 * 8000 / 100000);
 	/* marked when more than ecn_k bytes were already queued */
-	CHECK_EQ(b.ce[0] + b.ce[1] + b.ce[2], 0);
-	CHECK_EQ(b.ce[3] + b.ce[4], 2);
-	CHECK_EQ(s.pkts_live, 0);
-	sim_free(&s);
+	CHECK_EQ(r.b.ce[0] + r.b.ce[1] + r.b.ce[2], 0);
+	CHECK_EQ(r.b.ce[3] + r.b.ce[4], 2);
+	CHECK_EQ(r.s.pkts_live, 0);
+	sim_free(&r.s);
 }
 
 /* RED-like marking: none below ecn_k, all above ecn_kmax, a share between */
@@ -170,30 +181,26 @@ static void t_ecn_red(void)
 		.mbps = 100, .delay_ns = 1000, .ecn_k = 10 * 1000,
 		.ecn_kmax = 30 * 1000,
 	};
-	struct sim s;
-	struct sink a = { .node.rx = sink_rx }, b = { .node.rx = sink_rx };
-	struct sim_link l;
+	struct sink_rig r;
 	u32 i, marks[3] = { 0 };
 
-	sim_init(&s, 1, NULL);
-	a.node.sim = b.node.sim = &s;
-	sim_link_init(&l, &s, 0, &a.node, &b.node, &cfg);
+	sink_link(&r, &cfg);
 	/* a slow link: the queue only grows while we enqueue */
 	for (i = 0; i < 40; i++) {
-		struct sim_pkt *k = sim_pkt_alloc(&s);
-		u64 q = l.dir[0].qbytes;
+		struct sim_pkt *k = sim_pkt_alloc(&r.s);
+		u64 q = r.l.dir[0].qbytes;
 
 		k->len = 0;
 		k->wire = 1000;
-		sim_port_send(&l.dir[0], k);
+		sim_port_send(&r.l.dir[0], k);
 		marks[q <= cfg.ecn_k ? 0 : q < cfg.ecn_kmax ? 1 : 2] += k->ce;
 	}
 	CHECK_EQ(marks[0], 0);
 	CHECK_EQ(marks[2], 10);		/* queued 30..39 KB: every one */
 	CHECK(marks[1] > 3 && marks[1] < 17);	/* about half of 19 */
-	sim_run(&s, 100000000);
-	CHECK_EQ(s.pkts_live, 0);
-	sim_free(&s);
+	sim_run(&r.s, 100000000);
+	CHECK_EQ(r.s.pkts_live, 0);
+	sim_free(&r.s);
 }
 
 /* --- end to end -------------------------------------------------------------- */

@@ -24,11 +24,13 @@ enum fab_pattern {
 	FAB_ONE,		/* one flow across the core */
 	FAB_PERM,		/* a random permutation of every host */
 	FAB_INCAST,		/* every other host sends to host 0 */
+	FAB_PAIRS,		/* dumbbell: host i to host n/2 + i, no end */
 };
 
 enum fab_shape {
 	FAB_FAT,		/* a k-ary fat tree (3 tiers) */
 	FAB_LS,			/* leaf-spine: 32 leaves of 32 hosts, k spines */
+	FAB_BELL,		/* dumbbell: 2 leaves of k hosts, one spine */
 };
 
 struct fab_job {
@@ -44,6 +46,9 @@ struct fab_job {
 	bool no_hints;
 	u32 npaths;		/* 0: the default */
 	u64 seed;
+	u32 spine_mbps;		/* dumbbell: the spine links' rate */
+	bool no_ecn;		/* dumbbell: tail drop only */
+	u32 loss_ppm;		/* random loss on switch-switch links */
 };
 
 struct fab_res {
@@ -56,6 +61,10 @@ struct fab_res {
 	u64 events, pkts;
 	double wall_s, cpu_s;
 	long rss_kb;
+	/* dumbbell: from FAB_BELL_FROM to the end */
+	double bell_gbps;	/* all flows */
+	double jain;		/* Jain's index of the flows' goodputs */
+	double flow_lo, flow_hi;	/* slowest and fastest flow, Gbit/s */
 };
 
 /*
@@ -83,6 +92,8 @@ struct fab_res {
 #define FAB_LS_HOSTS	32
 #define FAB_FAIL_LINK	2	/* topo_fattree(): agg0.0 - core0.0 */
 #define FAB_FAIL_PCT	25
+#define FAB_BELL_FROM	1000000ULL	/* dumbbell: measured from here ... */
+#define FAB_BELL_END	5000000ULL	/* ... to here */
 
 static void fab_ports(struct sim_link_cfg *c, u32 bdp_pkts, u32 lo, u32 hi)
 {
@@ -104,7 +115,21 @@ static void fab_scen(struct scen *s, const struct fab_job *j)
 	s->no_hints = j->no_hints;
 	s->tc.planes = j->planes ? j->planes : 1;
 	s->tc.oversub = j->oversub;
-	if (j->shape == FAB_LS) {
+	if (j->shape == FAB_BELL) {
+		s->shape = SCEN_LEAFSPINE;
+		s->nleaves = 2;
+		s->per_leaf = j->k;
+		s->nspines = 1;
+		n = 2 * j->k;
+		s->tc.host.delay_ns = FAB_HOP_NS;
+		s->tc.fabric = s->tc.host;
+		s->tc.fabric.mbps = j->spine_mbps;
+		if (j->no_ecn)
+			s->tc.host.ecn_k = s->tc.fabric.ecn_k = 0;
+		s->spine_loss_ppm = j->loss_ppm;
+		s->t_end = FAB_BELL_END;
+		s->sample_ns = 10000;
+	} else if (j->shape == FAB_LS) {
 		s->shape = SCEN_LEAFSPINE;
 		s->nleaves = FAB_LS_LEAVES;
 		s->per_leaf = FAB_LS_HOSTS;
@@ -117,13 +142,16 @@ static void fab_scen(struct scen *s, const struct fab_job *j)
 		n = j->k * j->k * j->k / 4;
 		fab_ports(&s->tc.host, 43, 9, 35);
 	}
-	s->tc.fabric = s->tc.host;
+	if (j->shape != FAB_BELL)
+		s->tc.fabric = s->tc.host;
 	if (j->npaths)
 		s->cfg.npaths = j->npaths;
 	s->msg = FAB_MSG;
 	s->ring = FAB_MSG;	/* not checked: a ring of one message */
-	s->sample_ns = 50000;
-	s->t_end = 200000000;
+	if (j->shape != FAB_BELL) {
+		s->sample_ns = 50000;
+		s->t_end = 200000000;
+	}
 	switch (j->pattern) {
 	case FAB_ONE:
 		scen_flow(s, 0, n - 1, bytes, FAB_START_NS);
@@ -137,6 +165,10 @@ static void fab_scen(struct scen *s, const struct fab_job *j)
 		for (i = 1; i < n; i++)
 			scen_flow(s, i, 0, bytes, FAB_START_NS);
 		break;
+	case FAB_PAIRS:
+		for (i = 0; i < n / 2; i++)
+			scen_flow(s, i, n / 2 + i, 0, FAB_START_NS);
+		break;
 	}
 	if (j->fail_link)
 		scen_fault(s, 0, SCEN_PORT_DEGRADE, FAB_FAIL_LINK, FAB_FAIL_PCT);
@@ -148,6 +180,8 @@ static int cmp_u64(const void *a, const void *b)
 
 	return x < y ? -1 : x > y;
 }
+
+static void bell_measure(const struct scen *s, struct fab_res *r);
 
 static void fab_measure(const struct scen *s, struct fab_res *r)
 {
@@ -203,6 +237,31 @@ static void fab_measure(const struct scen *s, struct fab_res *r)
 	wl_verify(&s->wl, &v);
 	r->errors = v.errors + v.order_violations + v.bad_place;
 	r->events = s->sim.nev;
+	if (s->shape == SCEN_LEAFSPINE && s->nspines == 1 && s->nsamp)
+		bell_measure(s, r);
+}
+
+/* the dumbbell's flows have no end: goodputs from FAB_BELL_FROM on */
+static void bell_measure(const struct scen *s, struct fab_res *r)
+{
+	u32 a, b = s->nsamp - 1, f;
+	double sum = 0, sq = 0;
+
+	for (a = 0; a < b && s->st[a] < FAB_BELL_FROM; a++)
+		;
+	r->flow_lo = 1e9;
+	for (f = 0; f < s->nflows; f++) {
+		double g = (double)(s->sp[(size_t)b * s->nflows + f] -
+				    s->sp[(size_t)a * s->nflows + f]) * 8 /
+			   (double)(s->st[b] - s->st[a]);
+
+		sum += g;
+		sq += g * g;
+		r->flow_lo = MRE_MIN(r->flow_lo, g);
+		r->flow_hi = MRE_MAX(r->flow_hi, g);
+	}
+	r->bell_gbps = sum;
+	r->jain = sq > 0 ? sum * sum / (s->nflows * sq) : 0;
 }
 
 static double secs(const struct timespec *a, const struct timespec *b)
@@ -504,6 +563,82 @@ void fig_scale(void)
 	fprintf(bench_md, "\n");
 }
 
+/* --- tail drop without ECN ------------------------------------------------------ */
+
+#define BELL(nm, x, n, mbps, ...) FAB_JOB(nm, x, FAB_PAIRS, n, .shape = FAB_BELL, \
+					  .spine_mbps = mbps, __VA_ARGS__)
+
+enum {
+	T_1, T_4, T_16, T_16_ECN, T_4_BL, T_4_P2, T_4_P4, T_4_LOSS, T_N,
+};
+
+static const struct fab_job bell_jobs[T_N] = {
+	[T_1] = BELL("dumbbell 1 flow", M, 1, 50000, .no_ecn = true),
+	[T_4] = BELL("dumbbell 4 flows", M, 4, 50000, .no_ecn = true),
+	[T_16] = BELL("dumbbell 16 flows", M, 16, 50000, .no_ecn = true),
+	[T_16_ECN] = BELL("dumbbell 16 flows, ECN", M, 16, 50000),
+	[T_4_BL] = BELL("dumbbell 4 flows, rocev2", B, 4, 50000, .no_ecn = true),
+	[T_4_P2] = BELL("dumbbell 4 flows, 2 planes", M, 4, 50000, .no_ecn = true,
+			.planes = 2),
+	[T_4_P4] = BELL("dumbbell 4 flows, 4 planes", M, 4, 50000, .no_ecn = true,
+			.planes = 4),
+	[T_4_LOSS] = BELL("dumbbell 4 flows, 1 % loss", M, 4, 50000, .no_ecn = true,
+			  .loss_ppm = 10000),
+};
+
+void fig_taildrop(void)
+{
+	struct fab_res r[T_N];
+	FILE *f;
+	u32 i;
+
+	fab_run_all(bell_jobs, r, T_N);
+	f = bench_tsv("taildrop.tsv");
+	fprintf(f, "scenario\tflows\tplanes\tgbps\tbottleneck_gbps\tretx_pct\tjain\tslowest\tfastest\n");
+	fprintf(bench_md, "## Tail drop without ECN\n\n"
+		"A dumbbell: two leaves of N hosts and one spine per plane, host links at 100 Gbit/s, "
+		"both spine links at 50 Gbit/s (the bottleneck), 512 KiB tail-drop buffers and no "
+		"ECN marking unless said; host i sends to host N + i without end, each flow one "
+		"connection. Goodput from %.0f to %.0f ms; retransmissions of all data packets over "
+		"the whole run; Jain's index over the flows' goodputs.\n\n"
+		"| scenario | flows | planes | goodput Gbit/s | of the bottleneck | retransmitted | Jain | slowest / fastest flow Gbit/s | verdict |\n"
+		"|---|---|---|---|---|---|---|---|---|\n",
+		FAB_BELL_FROM / 1e6, FAB_BELL_END / 1e6);
+	for (i = 0; i < T_N; i++) {
+		const struct fab_job *j = &bell_jobs[i];
+		u32 planes = j->planes ? j->planes : 1;
+		double cap = planes * j->spine_mbps / 1000.0;
+		char v[48];
+
+		fprintf(f, "%s\t%u\t%u\t%.2f\t%.1f\t%.2f\t%.3f\t%.2f\t%.2f\n", j->name,
+			j->k, planes, r[i].bell_gbps, cap,
+			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain,
+			r[i].flow_lo, r[i].flow_hi);
+		fprintf(bench_md, "| %s | %u | %u | %.1f | %.3f | %.2f %% | %.3f | %.1f / %.1f | %s |\n",
+			j->name, j->k, planes, r[i].bell_gbps, r[i].bell_gbps / cap,
+			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain,
+			r[i].flow_lo, r[i].flow_hi, r[i].ok && !r[i].errors ? "ok" :
+			verdict(&r[i], v, sizeof(v)));
+	}
+	fclose(f);
+	bench_fig("taildrop16_retx_pct", r[T_16].data ? 100.0 * r[T_16].retx / r[T_16].data : 0);
+	bench_fig("taildrop16_of_bottleneck", r[T_16].bell_gbps / 50);
+	bench_fig("taildrop16_jain", r[T_16].jain);
+	bench_fig("taildrop_planes4_scaling", r[T_4_P4].bell_gbps / (4 * r[T_4].bell_gbps));
+	{
+		double rx = r[T_16].data ? 100.0 * r[T_16].retx / r[T_16].data : 0;
+		double g = r[T_16].bell_gbps / 50, s2 = r[T_4_P2].bell_gbps / (2 * r[T_4].bell_gbps);
+		double s4 = r[T_4_P4].bell_gbps / (4 * r[T_4].bell_gbps);
+
+		fprintf(bench_md, "\nGoals (16 flows, no ECN): retransmissions <= 5 %% (%s: %.2f %%) with "
+			"goodput >= 90 %% of the bottleneck (%s: %.3f); Jain >= 0.95 (%s: %.3f); planes "
+			"scale >= 0.9 of linear (%s: 2 planes %.3f, 4 planes %.3f of 4 x 1 plane).\n\n",
+			bench_met(rx <= 5), rx, bench_met(g >= 0.9), g,
+			bench_met(r[T_16].jain >= 0.95), r[T_16].jain,
+			bench_met(s2 >= 0.9 && s4 >= 0.9), s2, s4);
+	}
+}
+
 /* --- one of them, on its own ------------------------------------------------------ */
 
 static const struct fab_job *fab_find(const char *name)
@@ -516,6 +651,9 @@ static const struct fab_job *fab_find(const char *name)
 	for (i = 0; i < MRE_ARRAY_SIZE(scale_jobs); i++)
 		if (!strcmp(scale_jobs[i].name, name))
 			return &scale_jobs[i];
+	for (i = 0; i < T_N; i++)
+		if (!strcmp(bell_jobs[i].name, name))
+			return &bell_jobs[i];
 	return NULL;
 }
 
@@ -532,6 +670,8 @@ int sim_fab_main(int argc, char **argv)
 			fprintf(stderr, "  \"%s\"\n", fat_jobs[i].name);
 		for (i = 0; i < MRE_ARRAY_SIZE(scale_jobs); i++)
 			fprintf(stderr, "  \"%s\"\n", scale_jobs[i].name);
+		for (i = 0; i < T_N; i++)
+			fprintf(stderr, "  \"%s\"\n", bell_jobs[i].name);
 		return 2;
 	}
 	fab_scen(&s, j);
@@ -541,6 +681,9 @@ int sim_fab_main(int argc, char **argv)
 	rep_summary(stdout, j->name, &s);
 	printf("  flows %u done %u FCT tail %.1f p99 %.1f median %.1f first %.1f us, drops %llu\n",
 	       r.nflows, r.done, r.tail_us, r.p99_us, r.med_us, r.min_us, r.drops);
+	if (j->shape == FAB_BELL)
+		printf("  dumbbell: %.2f Gbit/s, Jain %.3f, flows %.2f-%.2f Gbit/s\n",
+		       r.bell_gbps, r.jain, r.flow_lo, r.flow_hi);
 	scen_free(&s);
 	return 0;
 }

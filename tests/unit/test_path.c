@@ -811,6 +811,112 @@ MRE_TEST(cc_hint_sizes_window_in_slow_start)
 }
 
 /*
+ * A loss is congestion only when a queue stood: the path's latest RTT
+ * loss_queue_pct above its least. Then the path's window and the
+ * connection's halve (the connection's from what it has out, once per
+ * window's worth of packets sent); a loss at the base RTT cuts nothing.
+ */
+MRE_TEST(cc_loss_with_queue_is_congestion)
+{
+	struct one *o = one_new(test, NULL);
+	u32 w, cw;
+
+	send_n(o, 20);
+	o->p->win_end = o->p->psn_next;
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 30000;			/* 200 %: random loss */
+	w = o->p->cwnd;
+	cw = o->c.cwnd;
+	mre_cc_path_ack(o->p, &o->c, 0, 2, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w);
+	MRE_EXPECT_EQ(test, o->c.cwnd, cw);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_cut, 0);
+	o->p->last_rtt = 45000;			/* 350 %: a full queue */
+	mre_cc_path_ack(o->p, &o->c, 0, 2, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w / 2);
+	MRE_EXPECT_EQ(test, o->c.cwnd, MRE_MIN(cw, 20u << MRE_FP) / 2);
+	MRE_EXPECT_EQ(test, o->c.ssthresh, o->c.cwnd);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_cut, 1);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CUT][MRE_TRW_LOSS], 2);
+	/* more losses now: neither window is cut again ... */
+	cw = o->c.cwnd;
+	mre_cc_path_ack(o->p, &o->c, 0, 2, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w / 2);
+	MRE_EXPECT_EQ(test, o->c.cwnd, cw);
+	/* ... until the connection has sent what it had out */
+	for (w = 0; w < 20; w++)
+		mre_cc_sent(&o->c, 4000, o->now);
+	mre_cc_path_ack(o->p, &o->c, 0, 2, 0);
+	MRE_EXPECT_EQ(test, o->c.cwnd, cw / 2);
+}
+
+MRE_TEST(cc_loss_queue_pct_off)
+{
+	struct mre_config cfg;
+	struct one *o;
+	u32 w;
+
+	mre_config_default(&cfg);
+	cfg.loss_queue_pct = 0;
+	o = one_new(test, &cfg);
+	send_n(o, 20);
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 50000;
+	w = o->p->cwnd;
+	mre_cc_path_ack(o->p, &o->c, 0, 2, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_cut, 0);
+}
+
+/* slow start ends at the first sample that shows a queue building */
+MRE_TEST(cc_slow_start_ends_on_queue)
+{
+	struct one *o = one_new(test, NULL);
+	u32 w;
+
+	send_n(o, 20);
+	o->p->win_end = o->p->psn_next;
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 30000;
+	w = o->p->cwnd;
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w + (4 << MRE_FP));	/* doubling */
+	o->p->last_rtt = 45000;
+	w = o->p->cwnd;
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->ssthresh, w);
+	MRE_EXPECT(test, o->p->cwnd < w + (1 << MRE_FP));	/* +1 per window now */
+	MRE_EXPECT_EQ(test, o->c.ssthresh, o->c.cwnd);
+}
+
+/*
+ * The ACCEPT of our CONNECT is a round trip before any data: every path's
+ * first RTT floor. It counts once, also when a crossing CONNECT of the
+ * peer's opened the connection first; data samples only lower it.
+ */
+MRE_TEST(conn_accept_seeds_min_rtt)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt acc = { .type = MRE_T_ACCEPT };
+	u32 i;
+
+	o->c.connect_sent = o->now - 8000;
+	mre_conn_rx(&o->c, o->now, &acc, false);
+	for (i = 0; i < o->c.npaths; i++)
+		MRE_EXPECT_EQ(test, o->c.paths[i].min_rtt, 8000);
+	MRE_EXPECT_EQ(test, o->c.connect_sent, 0);
+	o->now += 100000;
+	mre_conn_rx(&o->c, o->now, &acc, false);	/* once only */
+	MRE_EXPECT_EQ(test, o->c.paths[1].min_rtt, 8000);
+	measure(o, 0);					/* 10 us: above it */
+	MRE_EXPECT_EQ(test, o->p->min_rtt, 8000);
+	MRE_EXPECT_EQ(test, o->p->last_rtt, 10000);
+}
+
+/*
  * A path without an RTT sample of its own times out on a guess, the
  * slowest measured sibling's RTO. The guess follows the siblings both
  * ways, so that a long path is not timed out on what the short ones
@@ -884,6 +990,10 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_rate_hint_and_pacing),
 	  MRE_CASE(cc_hint_counts_handshakes),
 	  MRE_CASE(cc_hint_epoch_spans_fanin),
+	  MRE_CASE(cc_loss_with_queue_is_congestion),
+	  MRE_CASE(cc_loss_queue_pct_off),
+	  MRE_CASE(cc_slow_start_ends_on_queue),
+	  MRE_CASE(conn_accept_seeds_min_rtt),
 	  MRE_CASE(cc_conn_slow_start),
 	  MRE_CASE(cc_hint_sizes_window_in_slow_start),
 	  MRE_CASE(cc_grows_only_when_window_used),
