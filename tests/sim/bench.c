@@ -629,6 +629,7 @@ static const struct {
 	{ "streams", fig_streams },
 	{ "fattree", fig_fattree },
 	{ "taildrop", fig_taildrop },
+	{ "planes", fig_planes },
 	{ "scale", fig_scale },
 };
 

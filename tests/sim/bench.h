@@ -24,5 +24,6 @@ void bench_tune(struct scen *s);
 void fig_fattree(void);
 void fig_scale(void);
 void fig_taildrop(void);
+void fig_planes(void);
 
 #endif /* SIM_BENCH_H */

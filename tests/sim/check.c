@@ -472,6 +472,30 @@ static void t_mroce_leafspine_degraded(void)
 	scen_free(&s);
 }
 
+/* a whole plane goes down mid-transfer: every byte still once, in time */
+static void t_mroce_plane_down(void)
+{
+	struct mre_counters k;
+	struct scen s;
+
+	scen_defaults(&s);
+	s.shape = SCEN_FATTREE;
+	s.fat_k = 4;
+	s.tc.planes = 2;
+	s.check = true;
+	s.cfg.npaths = 8;
+	scen_permutation(&s, 16, 2 << 20, 7);
+	scen_fault(&s, 60000, SCEN_PLANE_DOWN, 1, 0);
+	run(&s, "mroce_plane_down");
+	verdict_clean(&s);
+	scen_counters(&s, &k);
+	CHECK(k.path_failed > 0);	/* the plane's paths were given up */
+	CHECK(rep_end(&s) < 2000000);	/* and the rest carried the data */
+	/* every link with a plane-1 switch at an end is down */
+	CHECK_EQ(topo_plane_state(&s.topo, 1, SIM_LINK_DOWN), s.topo.nlinks / 2);
+	scen_free(&s);
+}
+
 static void determinism_run(struct scen *s, u64 seed)
 {
 	parallel(s, 8, 4 << 20);
@@ -588,6 +612,7 @@ static const struct {
 	{ "mroce_fattree", t_mroce_fattree },
 	{ "mroce_fattree128", t_mroce_fattree128 },
 	{ "mroce_leafspine_degraded", t_mroce_leafspine_degraded },
+	{ "mroce_plane_down", t_mroce_plane_down },
 	{ "determinism", t_determinism },
 	{ "rocev2_lossless", t_rocev2_lossless },
 	{ "rocev2_loss", t_rocev2_loss },

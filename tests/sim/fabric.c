@@ -25,6 +25,7 @@ enum fab_pattern {
 	FAB_PERM,		/* a random permutation of every host */
 	FAB_INCAST,		/* every other host sends to host 0 */
 	FAB_PAIRS,		/* dumbbell: host i to host n/2 + i, no end */
+	FAB_MULTI,		/* fan permutations at once, no end */
 };
 
 enum fab_shape {
@@ -49,6 +50,11 @@ struct fab_job {
 	u32 spine_mbps;		/* dumbbell: the spine links' rate */
 	bool no_ecn;		/* dumbbell: tail drop only */
 	u32 loss_ppm;		/* random loss on switch-switch links */
+	u32 fan;		/* FAB_MULTI: flows out of (and into) each host */
+	u64 from_ns;		/* flows without end: measured from here ... */
+	u64 end_ns;		/* ... to here (0: the dumbbell's) */
+	bool plane_down;	/* plane 1 goes down FAB_PLANE_AT after the start */
+	bool check;		/* every byte placed exactly once */
 };
 
 struct fab_res {
@@ -65,6 +71,9 @@ struct fab_res {
 	double bell_gbps;	/* all flows */
 	double jain;		/* Jain's index of the flows' goodputs */
 	double flow_lo, flow_hi;	/* slowest and fastest flow, Gbit/s */
+	/* plane down: goodput before, lowest 10 us window after, recovery */
+	double pl_before, pl_dip, pl_rec_us;
+	u64 missing, twice;	/* with check */
 };
 
 /*
@@ -92,6 +101,8 @@ struct fab_res {
 #define FAB_LS_HOSTS	32
 #define FAB_FAIL_LINK	2	/* topo_fattree(): agg0.0 - core0.0 */
 #define FAB_FAIL_PCT	25
+#define FAB_PLANE_AT	200000ULL	/* plane 1 down this long after the start */
+#define FAB_PLANE_WIN	2		/* samples (of 5 us) per goodput window */
 #define FAB_BELL_FROM	1000000ULL	/* dumbbell: measured from here ... */
 #define FAB_BELL_END	5000000ULL	/* ... to here */
 
@@ -152,6 +163,11 @@ static void fab_scen(struct scen *s, const struct fab_job *j)
 		s->sample_ns = 50000;
 		s->t_end = 200000000;
 	}
+	if (j->end_ns)
+		s->t_end = j->end_ns;
+	if (j->plane_down || j->from_ns)
+		s->sample_ns = 5000;
+	s->check = j->check;
 	switch (j->pattern) {
 	case FAB_ONE:
 		scen_flow(s, 0, n - 1, bytes, FAB_START_NS);
@@ -169,7 +185,15 @@ static void fab_scen(struct scen *s, const struct fab_job *j)
 		for (i = 0; i < n / 2; i++)
 			scen_flow(s, i, n / 2 + i, 0, FAB_START_NS);
 		break;
+	case FAB_MULTI:
+		for (i = 0; i < j->fan; i++)
+			scen_permutation(s, n, 0, s->seed + i);
+		for (i = 0; i < s->nflows; i++)
+			s->flows[i].start_ns = FAB_START_NS;
+		break;
 	}
+	if (j->plane_down)
+		scen_fault(s, FAB_START_NS + FAB_PLANE_AT, SCEN_PLANE_DOWN, 1, 0);
 	if (j->fail_link)
 		scen_fault(s, 0, SCEN_PORT_DEGRADE, FAB_FAIL_LINK, FAB_FAIL_PCT);
 }
@@ -181,13 +205,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void bell_measure(const struct scen *s, struct fab_res *r);
+static void bell_measure(const struct scen *s, struct fab_res *r, u64 from);
+static void plane_measure(const struct scen *s, struct fab_res *r);
 
-static void fab_measure(const struct scen *s, struct fab_res *r)
+static void fab_measure(const struct scen *s, const struct fab_job *j,
+			struct fab_res *r)
 {
 	u64 *fct = calloc(s->wl.nflows ? s->wl.nflows : 1, sizeof(*fct));
 	struct wl_verdict v;
-	u32 i, j, n = 0;
+	u32 i, k, n = 0;
 
 	if (!fct)
 		abort();
@@ -231,23 +257,28 @@ static void fab_measure(const struct scen *s, struct fab_res *r)
 
 		if (nd->kind == SIM_NODE_HOST)
 			r->pkts += ((const struct sim_host *)nd)->tx_pkts;
-		for (j = 0; j < nd->nports; j++)
-			r->drops += nd->ports[j]->drop_full;
+		for (k = 0; k < nd->nports; k++)
+			r->drops += nd->ports[k]->drop_full;
 	}
 	wl_verify(&s->wl, &v);
-	r->errors = v.errors + v.order_violations + v.bad_place;
+	r->errors = v.errors + v.order_violations + v.bad_place +
+		    v.bytes_corrupt + v.guard_touched;
+	r->missing = v.bytes_missing;
+	r->twice = v.bytes_twice;
 	r->events = s->sim.nev;
-	if (s->shape == SCEN_LEAFSPINE && s->nspines == 1 && s->nsamp)
-		bell_measure(s, r);
+	if ((j->pattern == FAB_PAIRS || j->pattern == FAB_MULTI) && s->nsamp)
+		bell_measure(s, r, j->from_ns ? j->from_ns : FAB_BELL_FROM);
+	if (j->plane_down && s->nsamp)
+		plane_measure(s, r);
 }
 
-/* the dumbbell's flows have no end: goodputs from FAB_BELL_FROM on */
-static void bell_measure(const struct scen *s, struct fab_res *r)
+/* flows without end: goodputs from @from to the end of the run */
+static void bell_measure(const struct scen *s, struct fab_res *r, u64 from)
 {
 	u32 a, b = s->nsamp - 1, f;
 	double sum = 0, sq = 0;
 
-	for (a = 0; a < b && s->st[a] < FAB_BELL_FROM; a++)
+	for (a = 0; a < b && s->st[a] < from; a++)
 		;
 	r->flow_lo = 1e9;
 	for (f = 0; f < s->nflows; f++) {
@@ -262,6 +293,44 @@ static void bell_measure(const struct scen *s, struct fab_res *r)
 	}
 	r->bell_gbps = sum;
 	r->jain = sq > 0 ? sum * sum / (s->nflows * sq) : 0;
+}
+
+/*
+ * Plane 1 went down at FAB_PLANE_AT: the goodput of all flows over 10 us
+ * windows before it (from half way there), the lowest after it, and how
+ * long until it was back to 95 % of (P - 1) / P of before for good (until
+ * the first flow completed).
+ */
+static void plane_measure(const struct scen *s, struct fab_res *r)
+{
+	u64 at = FAB_START_NS + FAB_PLANE_AT, first = s->end_ns, t;
+	double sum = 0, want;
+	u32 i, n = 0, last_bad = 0, planes = s->tc.planes;
+
+	for (i = 0; i < s->wl.nflows; i++)
+		if (s->wl.flows[i].done_ns)
+			first = MRE_MIN(first, s->wl.flows[i].done_ns);
+	for (i = FAB_PLANE_WIN; i < s->nsamp; i++) {
+		t = s->st[i];
+		if (t > FAB_START_NS + FAB_PLANE_AT / 2 && t <= at) {
+			sum += rep_window_gbps(s, i, FAB_PLANE_WIN);
+			n++;
+		}
+	}
+	r->pl_before = n ? sum / n : 0;
+	want = 0.95 * r->pl_before * (planes - 1) / planes;
+	r->pl_dip = 1e9;
+	for (i = FAB_PLANE_WIN; i < s->nsamp && s->st[i] < first; i++) {
+		double g;
+
+		if (s->st[i - FAB_PLANE_WIN] < at)
+			continue;
+		g = rep_window_gbps(s, i, FAB_PLANE_WIN);
+		r->pl_dip = MRE_MIN(r->pl_dip, g);
+		if (g < want)
+			last_bad = i;
+	}
+	r->pl_rec_us = last_bad ? (s->st[last_bad] - at) / 1000.0 : 0;
 }
 
 static double secs(const struct timespec *a, const struct timespec *b)
@@ -281,7 +350,7 @@ static void fab_child(const struct fab_job *j, int fd)
 		_exit(1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	r.wall_s = secs(&t0, &t1);
-	fab_measure(&s, &r);
+	fab_measure(&s, j, &r);
 	if (write(fd, &r, sizeof(r)) != sizeof(r))
 		_exit(1);
 	_exit(0);
@@ -346,6 +415,18 @@ static void fab_run_all(const struct fab_job *jobs, struct fab_res *res, u32 n)
 	}
 	free(pid);
 	free(fd);
+}
+
+/* run a figure's jobs; its TSV, opened, with its header line */
+static FILE *fab_figure(const struct fab_job *jobs, struct fab_res *res, u32 n,
+			const char *tsv, const char *header)
+{
+	FILE *f;
+
+	fab_run_all(jobs, res, n);
+	f = bench_tsv(tsv);
+	fprintf(f, "%s\n", header);
+	return f;
 }
 
 /* --- the uet-htsim comparison ------------------------------------------------ */
@@ -592,9 +673,8 @@ void fig_taildrop(void)
 	FILE *f;
 	u32 i;
 
-	fab_run_all(bell_jobs, r, T_N);
-	f = bench_tsv("taildrop.tsv");
-	fprintf(f, "scenario\tflows\tplanes\tgbps\tbottleneck_gbps\tretx_pct\tjain\tslowest\tfastest\n");
+	f = fab_figure(bell_jobs, r, T_N, "taildrop.tsv",
+		       "scenario\tflows\tplanes\tgbps\tbottleneck_gbps\tretx_pct\tjain\tslowest\tfastest");
 	fprintf(bench_md, "## Tail drop without ECN\n\n"
 		"A dumbbell: two leaves of N hosts and one spine per plane, host links at 100 Gbit/s, "
 		"both spine links at 50 Gbit/s (the bottleneck), 512 KiB tail-drop buffers and no "
@@ -639,6 +719,81 @@ void fig_taildrop(void)
 	}
 }
 
+/* --- planes ------------------------------------------------------------------------ */
+
+/*
+ * Meta's claims about planes: goodput that scales with them at thousands
+ * of connections, and a plane lost without losing anything. Scaling: a
+ * k = 16 fat tree per plane, 1,024 hosts each sending to 4 others and
+ * receiving from 4 (4,096 connections), flows without end, 32 paths per
+ * connection (4 per plane at 8), measured from 150 to 300 us after the
+ * start. Failure: 16 hosts on 4 planes, a permutation of 32 MiB flows with
+ * every byte checked, plane 1 (all its links) down 200 us in.
+ */
+#define PLANE_JOB(nm, p, ...) FAB_JOB(nm, M, FAB_MULTI, 16, .planes = p, .fan = 4, \
+				      .npaths = 32, .from_ns = FAB_START_NS + 150000, \
+				      .end_ns = FAB_START_NS + 300000, __VA_ARGS__)
+
+enum { P_1, P_2, P_4, P_8, P_FAIL, P_N };
+
+static const struct fab_job plane_jobs[P_N] = {
+	[P_1] = PLANE_JOB("planes 1, 4096 connections", 1),
+	[P_2] = PLANE_JOB("planes 2, 4096 connections", 2),
+	[P_4] = PLANE_JOB("planes 4, 4096 connections", 4),
+	[P_8] = PLANE_JOB("planes 8, 4096 connections", 8),
+	[P_FAIL] = FAB_JOB("plane down, 4 planes", M, FAB_PERM, 4, .planes = 4,
+			   .npaths = 16, .bytes = 32 << 20, .check = true,
+			   .plane_down = true),
+};
+
+void fig_planes(void)
+{
+	struct fab_res r[P_N];
+	const struct fab_res *x = &r[P_FAIL];
+	FILE *f;
+	u32 i;
+
+	f = fab_figure(plane_jobs, r, P_N, "planes.tsv",
+		       "planes\tconnections\tgbps\tof_linear\tretx_pct\tjain");
+	fprintf(bench_md, "## Planes\n\n"
+		"Scaling: a k = 16 fat tree on each plane (1,024 hosts), every host sending to "
+		"4 others and receiving from 4 (4 random permutations, 4,096 connections), flows "
+		"without end, 32 paths per connection, goodput of all flows from 150 to 300 us "
+		"after they start. Linear = P times the one-plane figure.\n\n"
+		"| planes | connections | goodput Tbit/s | per host Gbit/s | of linear | retransmitted | Jain | verdict |\n"
+		"|---|---|---|---|---|---|---|---|\n");
+	for (i = P_1; i <= P_8; i++) {
+		u32 p = plane_jobs[i].planes;
+		double lin = r[P_1].bell_gbps > 0 ? r[i].bell_gbps / (p * r[P_1].bell_gbps) : 0;
+		char v[48];
+
+		fprintf(f, "%u\t%u\t%.1f\t%.3f\t%.2f\t%.3f\n", p, r[i].nflows,
+			r[i].bell_gbps, lin,
+			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain);
+		fprintf(bench_md, "| %u | %u | %.2f | %.1f | %.3f | %.2f %% | %.3f | %s |\n", p,
+			r[i].nflows, r[i].bell_gbps / 1000, r[i].bell_gbps / r[i].nhosts, lin,
+			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain,
+			r[i].ok && !r[i].errors ? "ok" : verdict(&r[i], v, sizeof(v)));
+	}
+	fclose(f);
+	bench_fig("planes8_of_linear", r[P_1].bell_gbps > 0 ?
+		  r[P_8].bell_gbps / (8 * r[P_1].bell_gbps) : 0);
+	bench_fig("plane_down_recovery_us", x->pl_rec_us);
+	fprintf(bench_md, "\nGoal: >= 0.95 of linear at 8 planes (%s: %.3f).\n\n"
+		"Plane failure: a k = 4 fat tree on each of 4 planes (16 hosts), a permutation of "
+		"32 MiB flows, 16 paths per connection, every byte checked; all links of plane 1 "
+		"go down %.0f us after the start (routing reconverges at once; the engine is not "
+		"told, it finds out). Goodput over 10 us windows.\n\n"
+		"| before Gbit/s | lowest after | back to 95 %% of 3/4 for good after | bytes lost | placed twice | verdict |\n"
+		"|---|---|---|---|---|---|\n"
+		"| %.1f | %.1f | %.0f us | %llu | %llu | %s |\n\n",
+		bench_met(r[P_1].bell_gbps > 0 && r[P_8].bell_gbps >= 0.95 * 8 * r[P_1].bell_gbps),
+		r[P_1].bell_gbps > 0 ? r[P_8].bell_gbps / (8 * r[P_1].bell_gbps) : 0,
+		FAB_PLANE_AT / 1000.0, x->pl_before, x->pl_dip, x->pl_rec_us, x->missing,
+		x->twice, x->ok && !x->errors && x->done == x->nflows && !x->missing &&
+		!x->twice ? "ok: every byte once" : "**FAILED**");
+}
+
 /* --- one of them, on its own ------------------------------------------------------ */
 
 static const struct fab_job *fab_find(const char *name)
@@ -654,6 +809,9 @@ static const struct fab_job *fab_find(const char *name)
 	for (i = 0; i < T_N; i++)
 		if (!strcmp(bell_jobs[i].name, name))
 			return &bell_jobs[i];
+	for (i = 0; i < P_N; i++)
+		if (!strcmp(plane_jobs[i].name, name))
+			return &plane_jobs[i];
 	return NULL;
 }
 
@@ -672,17 +830,22 @@ int sim_fab_main(int argc, char **argv)
 			fprintf(stderr, "  \"%s\"\n", scale_jobs[i].name);
 		for (i = 0; i < T_N; i++)
 			fprintf(stderr, "  \"%s\"\n", bell_jobs[i].name);
+		for (i = 0; i < P_N; i++)
+			fprintf(stderr, "  \"%s\"\n", plane_jobs[i].name);
 		return 2;
 	}
 	fab_scen(&s, j);
 	if (scen_run(&s))
 		return 1;
-	fab_measure(&s, &r);
+	fab_measure(&s, j, &r);
 	rep_summary(stdout, j->name, &s);
 	printf("  flows %u done %u FCT tail %.1f p99 %.1f median %.1f first %.1f us, drops %llu\n",
 	       r.nflows, r.done, r.tail_us, r.p99_us, r.med_us, r.min_us, r.drops);
-	if (j->shape == FAB_BELL)
-		printf("  dumbbell: %.2f Gbit/s, Jain %.3f, flows %.2f-%.2f Gbit/s\n",
+	if (j->plane_down)
+		printf("  plane down: %.1f Gbit/s before, lowest %.1f, back after %.0f us, lost %llu twice %llu\n",
+		       r.pl_before, r.pl_dip, r.pl_rec_us, r.missing, r.twice);
+	if (j->pattern == FAB_PAIRS || j->pattern == FAB_MULTI)
+		printf("  open-ended: %.2f Gbit/s, Jain %.3f, flows %.2f-%.2f Gbit/s\n",
 		       r.bell_gbps, r.jain, r.flow_lo, r.flow_hi);
 	scen_free(&s);
 	return 0;

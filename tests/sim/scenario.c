@@ -225,6 +225,10 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 		if (l)
 			sim_link_set_rate(l, f->value);
 		break;
+	case SCEN_PLANE_DOWN:
+		topo_plane_state(&s->topo, f->target, SIM_LINK_DOWN);
+		topo_route(&s->topo);
+		break;
 	case SCEN_PORT_DEGRADE:
 		if (l)
 			sim_port_degrade(&l->dir[1], (u32)f->value);

@@ -43,6 +43,7 @@ enum scen_fault_kind {
 				   * what it sends toward host 0 (the ACKs of
 				   * flow 0 -> 1), nothing else; SCEN_BUSIEST:
 				   * the spine that sent it the most */
+	SCEN_PLANE_DOWN,	/* every link of plane target down; reroute */
 	SCEN_PORT_DEGRADE,	/* link target's direction b -> a (the second
 				 * node it was built with toward the first) at
 				 * value % of its rate, buffer and ECN marks */

@@ -254,6 +254,32 @@ void topo_route(struct topo *t)
 	sim_trace(t->sim, "route", t->nnodes, t->nlinks, 0, 0);
 }
 
+/* the plane a node's name says (switches only; ~0: a host) */
+static u32 plane_of(const struct sim_node *n)
+{
+	const char *dot;
+
+	if (n->kind != SIM_NODE_SWITCH || !(dot = strrchr(n->name, '.')))
+		return ~0u;
+	return (u32)strtoul(dot + 1, NULL, 10);
+}
+
+u32 topo_plane_state(struct topo *t, u32 plane, u8 state)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < t->nlinks; i++) {
+		struct sim_link *l = t->links[i];
+
+		if (plane_of(l->dir[0].from) == plane ||
+		    plane_of(l->dir[0].to) == plane) {
+			sim_link_set_state(l, (enum sim_link_state)state);
+			n++;
+		}
+	}
+	return n;
+}
+
 static struct sim_switch *named_switch(struct topo *t, const char *fmt,
 				       u32 a, u32 b)
 {

@@ -77,6 +77,12 @@ struct sim_link *topo_attach(struct topo *t, struct sim_host *h, u32 plane,
 			     const struct sim_link_cfg *c);
 /* (re)compute every switch's routing table */
 void topo_route(struct topo *t);
+/*
+ * Every link of plane @plane (a switch of it at either end: the builders
+ * name switches "<name>.<plane>") to @state; the caller reroutes. Returns
+ * the links set.
+ */
+u32 topo_plane_state(struct topo *t, u32 plane, u8 state);
 /* routing table index of an address (the NIC's), or ~0 */
 u32 topo_nic_index(void *t, u32 addr);
 
