@@ -314,18 +314,28 @@ static u64 act_span(const struct mre_ep *ep)
 	return MRE_MAX(span, ep->cfg.active_ns);
 }
 
+/*
+ * Has the current epoch lasted @k spans after @d ns? A span is never less
+ * than active_ns, so the division in act_span() is left out while @d is
+ * shorter than that: on the receive path, for nearly every packet.
+ */
+static bool act_past(const struct mre_ep *ep, u64 d, u32 k)
+{
+	return d >= k * ep->cfg.active_ns && d >= k * act_span(ep);
+}
+
 void mre_cc_rx_activity(struct mre_conn *c, u32 bytes, u64 now)
 {
 	struct mre_ep *ep = c->ep;
-	u64 span = act_span(ep);
+	u64 d = now - ep->act_epoch_start;
+	bool roll = act_past(ep, d, 1), stale = roll && act_past(ep, d, 2);
 
 	if (bytes)
 		ep->act_bytes = ep->act_bytes ?
 				ep->act_bytes - ep->act_bytes / 8 + bytes / 8 : bytes;
-	if (now - ep->act_epoch_start >= span) {
+	if (roll) {
 		/* a skipped epoch means nobody was active in it */
-		ep->act_prev = now - ep->act_epoch_start < 2 * span ?
-			       ep->act_cur : 0;
+		ep->act_prev = stale ? 0 : ep->act_cur;
 		ep->act_cur = 0;
 		ep->act_epoch++;
 		ep->act_epoch_start = now;
@@ -344,7 +354,7 @@ u32 mre_cc_hint(struct mre_conn *c, u64 now)
 	if (!ep->cfg.link_mbps)
 		return 0;
 	n = MRE_MAX(ep->act_cur, ep->act_prev);
-	if (now - ep->act_epoch_start >= 2 * act_span(ep))
+	if (act_past(ep, now - ep->act_epoch_start, 2))
 		n = 0;		/* stale: nobody sent for two epochs */
 	if (!n)
 		n = 1;

@@ -322,7 +322,7 @@ static void t_mroce_ack_blackhole(void)
 	scen_fault(&s, 300000, SCEN_SPINE_ACK_BLACKHOLE, SCEN_BUSIEST, 0);
 	run(&s, "mroce_ack_blackhole");
 	verdict_clean(&s);
-	c = ((struct xp_mroce *)s.wl.xp[0])->conn[1];
+	c = ((struct xp_mroce *)s.wl.xp[0])->node.conns[1];
 	for (i = 0; i < c->npaths; i++)
 		CHECK_EQ(c->paths[i].health, MRE_PATH_GOOD);
 	CHECK(rep_end(&s) < 4000000);

@@ -67,8 +67,8 @@ struct fab_res {
 	u64 events, pkts;
 	double wall_s, cpu_s;
 	long rss_kb;
-	/* dumbbell: from FAB_BELL_FROM to the end */
-	double bell_gbps;	/* all flows */
+	/* flows without end: from FAB_BELL_FROM (or from_ns) to the end */
+	double open_gbps;	/* all flows */
 	double jain;		/* Jain's index of the flows' goodputs */
 	double flow_lo, flow_hi;	/* slowest and fastest flow, Gbit/s */
 	/* plane down: goodput before, lowest 10 us window after, recovery */
@@ -205,7 +205,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void bell_measure(const struct scen *s, struct fab_res *r, u64 from);
+static void open_measure(const struct scen *s, struct fab_res *r, u64 from);
 static void plane_measure(const struct scen *s, struct fab_res *r);
 
 static void fab_measure(const struct scen *s, const struct fab_job *j,
@@ -267,13 +267,13 @@ static void fab_measure(const struct scen *s, const struct fab_job *j,
 	r->twice = v.bytes_twice;
 	r->events = s->sim.nev;
 	if ((j->pattern == FAB_PAIRS || j->pattern == FAB_MULTI) && s->nsamp)
-		bell_measure(s, r, j->from_ns ? j->from_ns : FAB_BELL_FROM);
+		open_measure(s, r, j->from_ns ? j->from_ns : FAB_BELL_FROM);
 	if (j->plane_down && s->nsamp)
 		plane_measure(s, r);
 }
 
 /* flows without end: goodputs from @from to the end of the run */
-static void bell_measure(const struct scen *s, struct fab_res *r, u64 from)
+static void open_measure(const struct scen *s, struct fab_res *r, u64 from)
 {
 	u32 a, b = s->nsamp - 1, f;
 	double sum = 0, sq = 0;
@@ -291,7 +291,7 @@ static void bell_measure(const struct scen *s, struct fab_res *r, u64 from)
 		r->flow_lo = MRE_MIN(r->flow_lo, g);
 		r->flow_hi = MRE_MAX(r->flow_hi, g);
 	}
-	r->bell_gbps = sum;
+	r->open_gbps = sum;
 	r->jain = sq > 0 ? sum * sum / (s->nflows * sq) : 0;
 }
 
@@ -691,24 +691,24 @@ void fig_taildrop(void)
 		char v[48];
 
 		fprintf(f, "%s\t%u\t%u\t%.2f\t%.1f\t%.2f\t%.3f\t%.2f\t%.2f\n", j->name,
-			j->k, planes, r[i].bell_gbps, cap,
+			j->k, planes, r[i].open_gbps, cap,
 			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain,
 			r[i].flow_lo, r[i].flow_hi);
 		fprintf(bench_md, "| %s | %u | %u | %.1f | %.3f | %.2f %% | %.3f | %.1f / %.1f | %s |\n",
-			j->name, j->k, planes, r[i].bell_gbps, r[i].bell_gbps / cap,
+			j->name, j->k, planes, r[i].open_gbps, r[i].open_gbps / cap,
 			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain,
 			r[i].flow_lo, r[i].flow_hi, r[i].ok && !r[i].errors ? "ok" :
 			verdict(&r[i], v, sizeof(v)));
 	}
 	fclose(f);
 	bench_fig("taildrop16_retx_pct", r[T_16].data ? 100.0 * r[T_16].retx / r[T_16].data : 0);
-	bench_fig("taildrop16_of_bottleneck", r[T_16].bell_gbps / 50);
+	bench_fig("taildrop16_of_bottleneck", r[T_16].open_gbps / 50);
 	bench_fig("taildrop16_jain", r[T_16].jain);
-	bench_fig("taildrop_planes4_scaling", r[T_4_P4].bell_gbps / (4 * r[T_4].bell_gbps));
+	bench_fig("taildrop_planes4_scaling", r[T_4_P4].open_gbps / (4 * r[T_4].open_gbps));
 	{
 		double rx = r[T_16].data ? 100.0 * r[T_16].retx / r[T_16].data : 0;
-		double g = r[T_16].bell_gbps / 50, s2 = r[T_4_P2].bell_gbps / (2 * r[T_4].bell_gbps);
-		double s4 = r[T_4_P4].bell_gbps / (4 * r[T_4].bell_gbps);
+		double g = r[T_16].open_gbps / 50, s2 = r[T_4_P2].open_gbps / (2 * r[T_4].open_gbps);
+		double s4 = r[T_4_P4].open_gbps / (4 * r[T_4].open_gbps);
 
 		fprintf(bench_md, "\nGoals (16 flows, no ECN): retransmissions <= 5 %% (%s: %.2f %%) with "
 			"goodput >= 90 %% of the bottleneck (%s: %.3f); Jain >= 0.95 (%s: %.3f); planes "
@@ -764,20 +764,20 @@ void fig_planes(void)
 		"|---|---|---|---|---|---|---|---|\n");
 	for (i = P_1; i <= P_8; i++) {
 		u32 p = plane_jobs[i].planes;
-		double lin = r[P_1].bell_gbps > 0 ? r[i].bell_gbps / (p * r[P_1].bell_gbps) : 0;
+		double lin = r[P_1].open_gbps > 0 ? r[i].open_gbps / (p * r[P_1].open_gbps) : 0;
 		char v[48];
 
 		fprintf(f, "%u\t%u\t%.1f\t%.3f\t%.2f\t%.3f\n", p, r[i].nflows,
-			r[i].bell_gbps, lin,
+			r[i].open_gbps, lin,
 			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain);
 		fprintf(bench_md, "| %u | %u | %.2f | %.1f | %.3f | %.2f %% | %.3f | %s |\n", p,
-			r[i].nflows, r[i].bell_gbps / 1000, r[i].bell_gbps / r[i].nhosts, lin,
+			r[i].nflows, r[i].open_gbps / 1000, r[i].open_gbps / r[i].nhosts, lin,
 			r[i].data ? 100.0 * r[i].retx / r[i].data : 0, r[i].jain,
 			r[i].ok && !r[i].errors ? "ok" : verdict(&r[i], v, sizeof(v)));
 	}
 	fclose(f);
-	bench_fig("planes8_of_linear", r[P_1].bell_gbps > 0 ?
-		  r[P_8].bell_gbps / (8 * r[P_1].bell_gbps) : 0);
+	bench_fig("planes8_of_linear", r[P_1].open_gbps > 0 ?
+		  r[P_8].open_gbps / (8 * r[P_1].open_gbps) : 0);
 	bench_fig("plane_down_recovery_us", x->pl_rec_us);
 	fprintf(bench_md, "\nGoal: >= 0.95 of linear at 8 planes (%s: %.3f).\n\n"
 		"Plane failure: a k = 4 fat tree on each of 4 planes (16 hosts), a permutation of "
@@ -787,8 +787,8 @@ void fig_planes(void)
 		"| before Gbit/s | lowest after | back to 95 %% of 3/4 for good after | bytes lost | placed twice | verdict |\n"
 		"|---|---|---|---|---|---|\n"
 		"| %.1f | %.1f | %.0f us | %llu | %llu | %s |\n\n",
-		bench_met(r[P_1].bell_gbps > 0 && r[P_8].bell_gbps >= 0.95 * 8 * r[P_1].bell_gbps),
-		r[P_1].bell_gbps > 0 ? r[P_8].bell_gbps / (8 * r[P_1].bell_gbps) : 0,
+		bench_met(r[P_1].open_gbps > 0 && r[P_8].open_gbps >= 0.95 * 8 * r[P_1].open_gbps),
+		r[P_1].open_gbps > 0 ? r[P_8].open_gbps / (8 * r[P_1].open_gbps) : 0,
 		FAB_PLANE_AT / 1000.0, x->pl_before, x->pl_dip, x->pl_rec_us, x->missing,
 		x->twice, x->ok && !x->errors && x->done == x->nflows && !x->missing &&
 		!x->twice ? "ok: every byte once" : "**FAILED**");
@@ -846,7 +846,7 @@ int sim_fab_main(int argc, char **argv)
 		       r.pl_before, r.pl_dip, r.pl_rec_us, r.missing, r.twice);
 	if (j->pattern == FAB_PAIRS || j->pattern == FAB_MULTI)
 		printf("  open-ended: %.2f Gbit/s, Jain %.3f, flows %.2f-%.2f Gbit/s\n",
-		       r.bell_gbps, r.jain, r.flow_lo, r.flow_hi);
+		       r.open_gbps, r.jain, r.flow_lo, r.flow_hi);
 	scen_free(&s);
 	return 0;
 }

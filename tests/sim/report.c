@@ -148,7 +148,7 @@ void rep_paths(FILE *f, const struct scen *s)
 
 	if (s->xport != WL_MROCE)
 		return;
-	c = ((struct xp_mroce *)s->wl.xp[fl->src])->conn[fl->dst];
+	c = ((struct xp_mroce *)s->wl.xp[fl->src])->node.conns[fl->dst];
 	u = &c->txd[c->tsn_una & (c->wsize - 1)];
 	fprintf(f, "%.1f us: cwnd %u inflight %u rate %u una+%u (state %u path %u xmits %u) reorder %u k %u paths (cwnd/inflight/health, srtt us):",
 		s->sim.now / 1000.0, c->cwnd >> MRE_FP, c->inflight, c->rate_mbps,

@@ -152,7 +152,7 @@ static const struct mre_conn *flow_conn(const struct scen *s, u32 a, u32 b)
 {
 	if (s->xport != WL_MROCE)
 		return NULL;
-	return ((struct xp_mroce *)s->wl.xp[a])->conn[b];
+	return ((struct xp_mroce *)s->wl.xp[a])->node.conns[b];
 }
 
 static u32 busiest_spine(struct scen *s)

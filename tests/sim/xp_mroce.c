@@ -53,7 +53,6 @@ struct xp_mroce *xp_mroce_new(struct sim_host *h, const struct mre_config *cfg,
 	struct xp_mroce *xp = zalloc(sizeof(*xp));
 
 	xp->npeers = npeers;
-	xp->conn = zalloc(npeers * sizeof(*xp->conn));
 	xp->tab = (struct mdl_tables){
 		.max_peers = npeers,
 		.conns = zalloc(npeers * sizeof(*xp->tab.conns)),
@@ -79,12 +78,11 @@ struct mre_conn *xp_mroce_conn(struct xp_mroce *xp, u32 peer)
 
 	if (peer >= xp->npeers)
 		abort();
-	if (xp->conn[peer])
-		return xp->conn[peer];
+	if (xp->node.conns[peer])
+		return xp->node.conns[peer];
 	c = zalloc(sizeof(*c));
-	xp->conn[peer] = mdl_conn(&xp->node, peer, c,
-				  zalloc(mre_conn_mem_size(&xp->node.ep.cfg)));
-	return c;
+	return mdl_conn(&xp->node, peer, c,
+			zalloc(mre_conn_mem_size(&xp->node.ep.cfg)));
 }
 
 void xp_mroce_free(struct xp_mroce *xp)
@@ -92,12 +90,11 @@ void xp_mroce_free(struct xp_mroce *xp)
 	u32 i;
 
 	for (i = 0; i < xp->npeers; i++) {
-		free(xp->conn[i]);
+		free(xp->node.conns[i]);
 		free(xp->node.conn_mem[i]);
 	}
 	for (i = 0; i < xp->node.nqps; i++)
 		free(xp->node.qps[i]);
-	free(xp->conn);
 	free(xp->tab.conns);
 	free(xp->tab.conn_mem);
 	free(xp->tab.live);

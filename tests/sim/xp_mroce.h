@@ -14,8 +14,8 @@ struct xp_mroce {
 	struct mdl_node node;
 	struct sim_host *host;
 	u32 npeers;		/* hosts in the fabric */
-	struct mre_conn **conn;	/* [npeers], by host; NULL: none yet */
-	struct mdl_tables tab;	/* the model's tables, sized by npeers */
+	/* the model's tables, sized by npeers: node.conns[host] (NULL: none) */
+	struct mdl_tables tab;
 };
 
 extern const struct sim_xport xp_mroce_ops;
