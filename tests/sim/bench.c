@@ -2,7 +2,8 @@
 /*
  * bench-sim: the benchmark figures, MetaRoCE beside the RoCEv2 baseline.
  *
- *	mroce-sim bench DIR [--rto-min-us N] [loss|blackhole|reorder|incast|streams...]
+ *	mroce-sim bench DIR [--rto-min-us N] [loss|blackhole|reorder|incast|streams|
+ *	                    fattree|taildrop|planes|scale...]
  *
  * --rto-min-us overrides the engine's rto_min_ns in every MetaRoCE run (and
  * the baseline's, which mirrors it): a sensitivity study, not the default.
