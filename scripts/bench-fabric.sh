@@ -1,16 +1,20 @@
 #!/bin/bash
 # Fabric benchmark: mroce beside rdma_rxe over a leaf/spine fabric of network
 # namespaces (scripts/fabric.sh) in ONE guest boot (qemu TCG, the rig):
-# ib_write_bw under random loss on the spine links, one spine black-holed
-# mid-run (goodput over time), spines of different delays (reordering only),
-# and mroce over P = 1, 2, 4 planes with one plane taken down mid-run (needs
-# /sys/class/infiniband/NAME/planes; skipped without it). Not a timed test:
+# ib_write_bw under random loss on the spine links, over rate-limited spines
+# (tail drop, with and without mroce's loss_queue_pct, and RED/ECN), one
+# spine black-holed mid-run (goodput over time), spines of different delays
+# (reordering only), several connections through one bottleneck (fairness),
+# beside iperf3's TCP on one bottleneck, and mroce over P = 1, 2, 4 planes
+# with one plane taken down mid-run (needs /sys/class/infiniband/NAME/planes;
+# skipped without it). Not a timed test:
 # TCG figures are ~100x below native and the shared host adds noise, so only
 # the ratio mroce/rxe inside one run means something.
 #
 #   scripts/bench-fabric.sh [--help] [ARGS for tests/vm/fabric-bench.sh]
-#     parts=loss,rate,blackhole,reorder,planes  ks="4 8"  losses="0 0.1 1 5"
-#     rate=20mbit  rate_limit=100
+#     parts=loss,rate,blackhole,reorder,planes,fair,tcp  ks="4 8"
+#     losses="0 0.1 1 5"  rate=20mbit  rate_limit=100  lq_pct=300
+#     fair_n=4  fair_rate=40mbit  fair_limit=100  tcp_rate=40mbit  tcp_limit=100
 #     reps=2  dur=8  size=65536  bh_warm=5  bh_after=10  skew=1ms
 #     plane_list="1 2 4"  plane_k=4  plane_rate=5mbit  plane_limit=30
 #     plane_mode=carrier  interval=100  drivers=rxe,mroce
@@ -24,8 +28,8 @@
 # sampler (tests/vm/fabric-sample.c, built here) and sch_red.ko (not in the
 # rig image; for ECN marking) under bench/tmp/fab-share/fab, which the guest
 # sees as /mnt/host/fab. Writes OUT/README.md (tables mroce vs rxe, ratios,
-# goals, conditions, commands), the raw TSVs (loss, reorder, blackhole,
-# planes), per timeline run tl-NAME.tsv (100 ms samples) + .events +
+# goals, conditions, commands), the raw TSVs (loss, rate, reorder, blackhole,
+# planes, fair, tcp), per timeline run tl-NAME.tsv (100 ms samples) + .events +
 # .rate.tsv (derived rates), and PNGs. The guest's whole output stays in
 # scripts/vm/runs/NAME/.
 set -euo pipefail
@@ -74,7 +78,7 @@ SRC=$RUN/share/out/fabric
 mkdir -p "$OUT"
 rm -f "$OUT"/tl-*.tsv "$OUT"/tl-*.events "$OUT"/*.png
 cp "$SRC"/loss.tsv "$SRC"/reorder.tsv "$SRC"/blackhole.tsv "$SRC"/planes.tsv "$OUT/"
-[ -f "$SRC/rate.tsv" ] && cp "$SRC/rate.tsv" "$OUT/"
+for f in rate fair tcp; do [ -f "$SRC/$f.tsv" ] && cp "$SRC/$f.tsv" "$OUT/"; done
 for f in "$SRC"/tl-*.tsv "$SRC"/tl-*.events; do [ -f "$f" ] && cp "$f" "$OUT/"; done
 GLOG=$RUN/share/out/guest.log
 
@@ -120,7 +124,10 @@ cell() {	# cell SUMMARY K VALUE DRIVER: "median [min-max]" or FAIL
 field() {	# field SUMMARY K VALUE DRIVER COL
 	awk -F'\t' -v k="$2" -v x="$3" -v d="$4" -v c="$5" '$1 == k && $2 == x && $3 == d { print $c; f = 1 } END { if (!f) print "-" }' "$1"
 }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b != "FAIL" && b != "-") printf "%.2f", b / a; else if (b + 0 > 0 && (a == "FAIL" || a + 0 == 0)) print "∞ (rxe failed)"; else print "-" }'; }
+# capacity in MiB/s of K links at RATE (as tc writes it: 20mbit, 1gbit)
+cap_of() { awk -v r="$1" -v k="${2:-1}" 'BEGIN { v = r + 0; u = tolower(r); m = (u ~ /gbit/) ? 1e9 : (u ~ /mbit/) ? 1e6 : (u ~ /kbit/) ? 1e3 : 1; printf "%.2f", k * v * m / 8 / 1048576 }'; }
+pct_of() { awk -v b="$1" -v c="$2" 'BEGIN { if (c > 0 && b + 0 > 0) printf "%.0f %%", 100 * b / c; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-") print "-"; else if (a + 0 > 0 && b != "FAIL" && b != "-") printf "%.2f", b / a; else if (b + 0 > 0 && (a == "FAIL" || a + 0 == 0)) print "∞ (rxe failed)"; else print "-" }'; }
 
 # ---- timelines: rates per tick relative to the action ---------------------------
 # tl-NAME.rate.tsv: t (s from the action), rx MB/s (receiver netdev), goodput
@@ -255,7 +262,8 @@ plot() {
 	fi
 	if awk -F'\t' 'NR > 1 && $1 != "SKIP" && $2 == "mroce" { f = 1 } END { exit !f }' "$OUT/planes.tsv"; then
 		gp+="set output '$OUT/planes.png'; set title 'ib_write_bw over P planes (each $(planes_desc))'; set xlabel 'planes'; set ylabel 'MiB/s';"
-		gp+="set style data linespoints; plot '< awk -F\"\\t\" \"NR > 1 && \\\$2 == \\\"mroce\\\"\" $OUT/planes.tsv' using 1:3 title 'mroce' lw 2;"
+		gp+="set style data linespoints; plot '< awk -F\"\\t\" \"NR > 1 && \\\$2 == \\\"mroce\\\" && \\\$8 + 0 == 0\" $OUT/planes.tsv' using 1:3 title 'mroce' lw 2,"
+		gp+=" '< awk -F\"\\t\" \"NR > 1 && \\\$2 == \\\"mroce\\\" && \\\$8 + 0 > 0\" $OUT/planes.tsv' using 1:3 title 'mroce, loss_queue_pct $(setting lq_pct)' lw 2;"
 	fi
 	gnuplot -e "$gp" || echo "bench-fabric: gnuplot failed" >&2
 }
@@ -320,15 +328,19 @@ plot
 		echo "## Rate-limited spines (a real bottleneck)"
 		echo
 		echo "Every spine link limited to $R each way with a queue of $(setting rate_limit) packets: tail"
-		echo "drop, then RED marking ECN (tbf + red ecn; mroce sends ECT(0)). The fabric's capacity is"
-		echo "K × $R; one rxe QP hashes onto one spine, so $R is its ceiling; mroce can use all K."
+		echo "drop (netem rate), then RED marking ECN (tbf + red ecn; mroce sends ECT(0)), then tail drop"
+		echo "again with mroce reloaded with loss_queue_pct=$(setting lq_pct) (+lq rows: a loss while the path's"
+		echo "RTT is that % above its least is congestion and halves the windows; the module's default,"
+		echo "0, never cuts on loss). The fabric's capacity is K × $R; one rxe QP hashes onto one"
+		echo "spine, so $R is its ceiling; mroce can use all K. Goal (issue 14) without ECN: retx ≤ 5 %"
+		echo "of data packets with goodput ≥ 90 % of the bottleneck."
 		echo
 		echo "| K | spines | rxe MiB/s | mroce MiB/s | mroce/rxe | capacity K × rate, MiB/s | mroce / capacity | retx % rxe / mroce | spines used rxe / mroce |"
 		echo "|---|---|---:|---:|---:|---:|---:|---|---|"
 		while IFS=$'\t' read -r k x _; do
 			a=$(field "$OUT/rate-summary.tsv" "$k" "$x" rxe 4) b=$(field "$OUT/rate-summary.tsv" "$k" "$x" mroce 4)
-			cap=$(awk -v r="$R" -v k="$k" 'BEGIN { v = r + 0; u = tolower(r); m = (u ~ /gbit/) ? 1e9 : (u ~ /mbit/) ? 1e6 : (u ~ /kbit/) ? 1e3 : 1; printf "%.2f", k * v * m / 8 / 1048576 }')
-			echo "| $k | $x | $(cell "$OUT/rate-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/rate-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $cap | $(awk -v b="$b" -v c="$cap" 'BEGIN { if (c > 0 && b + 0 > 0) printf "%.0f %%", 100 * b / c; else print "-" }') | $(field "$OUT/rate-summary.tsv" "$k" "$x" rxe 9) / $(field "$OUT/rate-summary.tsv" "$k" "$x" mroce 9) | $(used "$OUT/rate.tsv" "$k" "$x" rxe) / $(used "$OUT/rate.tsv" "$k" "$x" mroce) |"
+			cap=$(cap_of "$R" "$k")
+			echo "| $k | $x | $(cell "$OUT/rate-summary.tsv" "$k" "$x" rxe) | $(cell "$OUT/rate-summary.tsv" "$k" "$x" mroce) | $(ratio "$a" "$b") | $cap | $(pct_of "$b" "$cap") | $(field "$OUT/rate-summary.tsv" "$k" "$x" rxe 9) / $(field "$OUT/rate-summary.tsv" "$k" "$x" mroce 9) | $(used "$OUT/rate.tsv" "$k" "$x" rxe) / $(used "$OUT/rate.tsv" "$k" "$x" mroce) |"
 		done < <(awk -F'\t' '!s[$1 "\t" $2]++ { print $1 "\t" $2 }' "$OUT/rate-summary.tsv")
 		echo
 		grep -E '^# [0-9]+mbit(\+ecn)? spine' "$GLOG" | sed 's/^# /    /'
@@ -395,6 +407,47 @@ plot
 			done
 		done
 	fi
+	if [ -f "$OUT/fair.tsv" ] && [ "$(wc -l < "$OUT/fair.tsv")" -gt 1 ]; then
+		C=$(cap_of "$(setting fair_rate)")
+		echo "## Several connections through one bottleneck (fairness)"
+		echo
+		echo "$(setting fair_n) pairs at once: address J of host 1 to address J of host 2 (fabric.sh addrs=N),"
+		echo "each its own ib_write_bw -D $(setting dur) and its own connection (mroce keys a"
+		echo "connection by the peer's address), all through ONE spine at $(setting fair_rate) with a queue of"
+		echo "$(setting fair_limit) packets (capacity $C MiB/s): tail drop, then RED/ECN. Jain's index of the pairs'"
+		echo "MiB/s: 1 is equal shares, 1/N one pair takes all. Goal (issue 14): Jain ≥ 0.95."
+		echo
+		echo "| queue | driver | loss_queue_pct | rep | MiB/s per pair | sum | sum / capacity | Jain | retx % | dropped |"
+		echo "|---|---|---|---|---|---:|---:|---:|---:|---|"
+		awk -F'\t' -v c="$C" 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $3, $4, $2, $6, $7,
+			(c > 0 && $7 + 0 > 0) ? sprintf("%.0f %%", 100 * $7 / c) : "-", $8, $9, $12 }' "$OUT/fair.tsv"
+		echo
+		echo "dropped: packets the spine's queue dropped (fwd) and the guest's backlog dropped"
+		echo "(/proc/net/softnet_stat: a receiver CPU that cannot keep up) during the run."
+		echo
+		echo "    $(grep -m1 '^# fair: spine' "$GLOG" | sed 's/^# //')"
+		echo
+	fi
+	if [ -f "$OUT/tcp.tsv" ] && [ "$(wc -l < "$OUT/tcp.tsv")" -gt 1 ]; then
+		C=$(cap_of "$(setting tcp_rate)")
+		echo "## Beside TCP"
+		echo
+		echo "One spine at $(setting tcp_rate) with a queue of $(setting tcp_limit) packets, tail drop (capacity $C MiB/s)."
+		echo "iperf3 (TCP, $(sed -n 's/^# tcp: congestion control \([^,]*\).*/\1/p' "$GLOG" | head -1), one stream) from address 2 of host 1 to address 2 of host 2,"
+		echo "ib_write_bw -D $(setting dur) on address 1; each alone first, then together: iperf3 starts 2 s"
+		echo "before ib_write_bw and its receiver's 1 s intervals over ib_write_bw's last $(setting dur) s are"
+		echo "averaged. Goal (issue 14): each keeps ≥ 40 % of the capacity."
+		echo
+		echo "| driver | loss_queue_pct | RDMA alone | TCP alone | RDMA beside TCP | TCP beside RDMA | RDMA / capacity | TCP / capacity | RDMA retx % | TCP resent segments | dropped |"
+		echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+		awk -F'\t' 'NR > 1 { print }' "$OUT/tcp.tsv" | while IFS=$'\t' read -r v d lq ra ta rb tb rr tr _ dr; do
+			[ "$v" = SKIP ] && { echo "| skipped: no iperf3 in the guest | | | | | | | | | | |"; continue; }
+			echo "| $d | $lq | $ra | $ta | $rb | $tb | $(pct_of "$rb" "$C") | $(pct_of "$tb" "$C") | $rr | $tr | ${dr:--} |"
+		done
+		echo
+		echo "    $(grep -m1 '^# tcp: spine' "$GLOG" | sed 's/^# //')"
+		echo
+	fi
 	echo "## Planes"
 	echo
 	if [ "$(wc -l < "$OUT/planes.tsv")" -le 1 ]; then
@@ -407,9 +460,14 @@ plot
 		echo "below what the guest CPU does); mroce gets planes through"
 		echo "\`echo \"add DEV\" > /sys/class/infiniband/NAME/planes\`. CPU: guest CPU busy during the run."
 		echo
-		echo "| planes | driver | MiB/s | per-plane kB host 1 -> host 2 | guest CPU busy % |"
-		echo "|---|---|---:|---|---:|"
-		awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $5, $6 }' "$OUT/planes.tsv"
+		echo "Each mroce sweep runs with loss_queue_pct 0 (the default) and $(setting lq_pct). × P = 1: MiB/s"
+		echo "over the same sweep's one plane; goal (issue 14) over tail-drop spines: ≥ 0.9 × P."
+		echo
+		echo "| planes | driver | loss_queue_pct | MiB/s | × P = 1 | retx % | per-plane kB host 1 -> host 2 | guest CPU busy % |"
+		echo "|---|---|---|---:|---:|---:|---|---:|"
+		awk -F'\t' 'NR > 1 { lq = ($8 == "") ? "-" : $8; if ($1 == 1) one[$2, lq] = $3
+			x = (one[$2, lq] + 0 > 0 && $3 + 0 > 0) ? sprintf("%.2f", $3 / one[$2, lq]) : "-"
+			printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, lq, $3, x, ($9 == "" ? "-" : $9), $5, $6 }' "$OUT/planes.tsv"
 		echo
 		[ -f "$OUT/planes.png" ] && echo "![planes](planes.png)" && echo
 		if grep -q 'planes-down' "$OUT/blackhole.tsv"; then
@@ -419,6 +477,7 @@ plot
 		fi
 	fi
 	echo
+	[ -f "$OUT/NOTES.md" ] && echo "What limits the figures, and the goals missed: NOTES.md (written by hand, not by this script)." && echo
 	echo "## Reproduce"
 	echo
 	echo "    make module provider tools"

@@ -3,7 +3,8 @@
 # the guest (scripts/vm/run-guest.sh; as root; needs veth, sch_netem and, for
 # ECN marking, sch_red). Run it, or source it and call the fab_* functions.
 #
-#   fabric.sh up [k=4] [planes=1] [hosts=init|netns] [mtu=1500] [KNOB=V...]
+#   fabric.sh up [k=4] [planes=1] [hosts=init|netns] [mtu=1500] [addrs=1]
+#                [KNOB=V...]
 #   fabric.sh down
 #   fabric.sh set [plane=P|all] [spine=I|all] [dir=fwd|rev|both] KNOB=V...
 #   fabric.sh blackhole I [plane=P] [dir=both]   a silent black hole: spine I
@@ -30,7 +31,11 @@
 #   host 1 hHpP ---- dn [leaf p<P>l1] s1..sK ---- l1 [spine p<P>s<I>] l2 ---- sI [leaf p<P>l2] dn ---- h2pP host 2
 #
 #   host H, plane P:    netdev h<H>p<P>, address 10.<P+1>.<H>.1/24, gateway
-#                       10.<P+1>.<H>.254 (the leaf's dn)
+#                       10.<P+1>.<H>.254 (the leaf's dn); with addrs=N also
+#                       10.<P+1>.<H>.2 .. .N on the same netdev: address J of
+#                       host 1 and address J of host 2 make pair J, a
+#                       separate RDMA connection or TCP flow over the same
+#                       fabric (N separate "hosts" per side, 1..32)
 #   leaf H - spine I:   10.<P+1>.<64H+I>.1 (leaf sI) / .2 (spine lH), /24
 #   hosts=init (default): both hosts' netdevs in the initial namespace (what
 #     rdma_rxe in 6.1 needs), with policy routing (the local table moved to
@@ -74,7 +79,7 @@ fab_die() { echo "fabric: $*" >&2; return 1; }
 
 # ---- names and addresses -------------------------------------------------
 fab_if() { echo "h$1p$2"; }			# fab_if HOST PLANE
-fab_ip() { echo "10.$(($2 + 1)).$1.1"; }	# fab_ip HOST PLANE
+fab_ip() { echo "10.$(($2 + 1)).$1.${3:-1}"; }	# fab_ip HOST PLANE [J]
 fab_gw() { echo "10.$(($2 + 1)).$1.254"; }
 fab_net() { echo "10.$(($2 + 1)).$1.0/24"; }
 fab_ns() { [ "${FAB_HOSTS:-init}" = netns ] && echo "fh$1"; return 0; }	# fab_ns HOST
@@ -91,7 +96,7 @@ fab_hx() {	# fab_hx HOST CMD...: run CMD in the host's namespace
 declare -A FAB_KN=() FAB_SLOW=() FAB_BH=() FAB_PID=() FAB_PDOWN=()
 fab_save() {	# the state as "declare -g" lines, so that fab_load works in a function
 	mkdir -p "$FAB_RUN"
-	declare -p FAB_K FAB_P FAB_HOSTS FAB_MTU FAB_KN FAB_SLOW FAB_BH FAB_PID FAB_PDOWN |
+	declare -p FAB_K FAB_P FAB_HOSTS FAB_MTU FAB_ADDRS FAB_KN FAB_SLOW FAB_BH FAB_PID FAB_PDOWN |
 		sed 's/^declare -- /declare -g /; s/^declare -A /declare -gA /' > "$FAB_RUN/state"
 }
 fab_load() {
@@ -130,12 +135,12 @@ fab_have_red() { grep -q '^sch_red ' /proc/modules && grep -q '^sch_tbf ' /proc/
 
 # ---- up / down ------------------------------------------------------------
 fab_up() {
-	local k=4 planes=1 hosts=init mtu=1500 a p i h n ns b rt
+	local k=4 planes=1 hosts=init mtu=1500 addrs=1 a p i h n ns b rt
 	local -a knobs=()
 	for a; do
 		case $a in
 		k=*) k=${a#*=};; planes=*) planes=${a#*=};; hosts=*) hosts=${a#*=};;
-		mtu=*) mtu=${a#*=};;
+		mtu=*) mtu=${a#*=};; addrs=*) addrs=${a#*=};;
 		delay=*|jitter=*|loss=*|netem=*|rate=*|limit=*|ecn=*|red=*) knobs+=("$a");;
 		*) fab_die "up: unknown argument $a"; return 1;;
 		esac
@@ -143,9 +148,10 @@ fab_up() {
 	[ "$k" -ge 1 ] && [ "$k" -le 32 ] || { fab_die "k: 1..32"; return 1; }
 	[ "$planes" -ge 1 ] && [ "$planes" -le 8 ] || { fab_die "planes: 1..8"; return 1; }
 	case $hosts in init|netns) ;; *) fab_die "hosts: init|netns"; return 1;; esac
+	[ "$addrs" -ge 1 ] && [ "$addrs" -le 32 ] || { fab_die "addrs: 1..32"; return 1; }
 	[ -f "$FAB_RUN/state" ] && { fab_die "a fabric is up (fabric.sh down first)"; return 1; }
 	fab_modules || return 1
-	FAB_K=$k FAB_P=$planes FAB_HOSTS=$hosts FAB_MTU=$mtu
+	FAB_K=$k FAB_P=$planes FAB_HOSTS=$hosts FAB_MTU=$mtu FAB_ADDRS=$addrs
 	FAB_KN=() FAB_SLOW=() FAB_BH=() FAB_PID=() FAB_PDOWN=()
 	mkdir -p "$FAB_RUN"
 	fab_save
@@ -217,7 +223,7 @@ fab_up() {
 		fab_reach 0 >/dev/null 2>&1 && break
 		sleep 0.1
 	done
-	echo "fabric: up: $k spines, $planes plane(s), hosts in $([ "$hosts" = init ] && echo "the initial namespace" || echo "fh1, fh2"), mtu $mtu${knobs[*]:+, ${knobs[*]}}"
+	echo "fabric: up: $k spines, $planes plane(s), hosts in $([ "$hosts" = init ] && echo "the initial namespace" || echo "fh1, fh2"), mtu $mtu$([ "$addrs" = 1 ] || echo ", $addrs addresses per host")${knobs[*]:+, ${knobs[*]}}"
 }
 
 fab_ecmp() {	# fab_ecmp add|replace HOST PLANE: leaf HOST's route to the other host, as a batch line
@@ -239,7 +245,7 @@ fab_sysctl() {	# fab_sysctl NS: a router
 }
 
 fab_hosts_up() {
-	local p h ns b=$FAB_RUN/hosts.batch i f
+	local p h j ns b=$FAB_RUN/hosts.batch i f
 	: > "$b"
 	if [ "$FAB_HOSTS" = netns ]; then
 		# a management link between the hosts, off the fabric (side channels)
@@ -250,7 +256,9 @@ fab_hosts_up() {
 			echo "addr add 10.254.0.$h/24 dev mg" >> "$b"
 			echo "link set mg up" >> "$b"
 			for ((p = 0; p < FAB_P; p++)); do
-				echo "addr add $(fab_ip $h $p)/24 dev $(fab_if $h $p)" >> "$b"
+				for ((j = 1; j <= FAB_ADDRS; j++)); do
+					echo "addr add $(fab_ip $h $p $j)/24 dev $(fab_if $h $p)" >> "$b"
+				done
 				echo "link set $(fab_if $h $p) up" >> "$b"
 				echo "route add $(fab_net $((3 - h)) $p) via $(fab_gw $h $p) dev $(fab_if $h $p)" >> "$b"
 			done
@@ -261,13 +269,17 @@ fab_hosts_up() {
 	# both hosts here: policy routing (as tests/vm/topo.sh topo_init)
 	for ((p = 0; p < FAB_P; p++)); do
 		for h in 1 2; do
-			echo "addr add $(fab_ip $h $p)/24 dev $(fab_if $h $p)" >> "$b"
+			for ((j = 1; j <= FAB_ADDRS; j++)); do
+				echo "addr add $(fab_ip $h $p $j)/24 dev $(fab_if $h $p)" >> "$b"
+			done
 			echo "link set $(fab_if $h $p) up" >> "$b"
-			# to the other host's address of this plane: via our leaf
-			echo "rule add pref 10 iif lo to $(fab_ip $((3 - h)) $p) lookup $((200 + 2 * p + h))" >> "$b"
-			echo "route add $(fab_ip $((3 - h)) $p) via $(fab_gw $h $p) dev $(fab_if $h $p) src $(fab_ip $h $p) table $((200 + 2 * p + h))" >> "$b"
-			# with the netdev down: unreachable, not the local table's loopback
-			echo "route add unreachable $(fab_ip $((3 - h)) $p) metric 4096 table $((200 + 2 * p + h))" >> "$b"
+			for ((j = 1; j <= FAB_ADDRS; j++)); do
+				# to the other host's address J of this plane: via our leaf
+				echo "rule add pref 10 iif lo to $(fab_ip $((3 - h)) $p $j) lookup $((200 + 2 * p + h))" >> "$b"
+				echo "route add $(fab_ip $((3 - h)) $p $j) via $(fab_gw $h $p) dev $(fab_if $h $p) src $(fab_ip $h $p $j) table $((200 + 2 * p + h))" >> "$b"
+				# with the netdev down: unreachable, not the local table's loopback
+				echo "route add unreachable $(fab_ip $((3 - h)) $p $j) metric 4096 table $((200 + 2 * p + h))" >> "$b"
+			done
 		done
 	done
 	if ! $IP rule show pref 100 | grep -q 'lookup local'; then
@@ -473,7 +485,7 @@ fab_plane_down() {	# fab_plane_down P [mode=carrier|silent|admin]
 }
 
 fab_plane_up() {	# fab_plane_up P
-	local p=$1 mode h
+	local p=$1 mode h j
 	fab_load || return 1
 	mode=${FAB_PDOWN[$p]:-}
 	for h in 1 2; do
@@ -485,8 +497,10 @@ fab_plane_up() {	# fab_plane_up P
 			if [ "$FAB_HOSTS" = netns ]; then
 				fab_hx $h $IP route replace "$(fab_net $((3 - h)) "$p")" via "$(fab_gw $h "$p")" dev "$(fab_if $h "$p")"
 			else
-				$IP route replace "$(fab_ip $((3 - h)) "$p")" via "$(fab_gw $h "$p")" dev "$(fab_if $h "$p")" \
-					src "$(fab_ip $h "$p")" table $((200 + 2 * p + h))
+				for ((j = 1; j <= FAB_ADDRS; j++)); do
+					$IP route replace "$(fab_ip $((3 - h)) "$p" $j)" via "$(fab_gw $h "$p")" dev "$(fab_if $h "$p")" \
+						src "$(fab_ip $h "$p" $j)" table $((200 + 2 * p + h))
+				done
 			fi;;
 		"") ;;
 		esac
@@ -548,7 +562,7 @@ fab_slowtag() { local k; for k in "${!FAB_SLOW[@]}"; do case $k in "$1.$2."*) ec
 fab_show() {
 	local p i k
 	fab_load || return 1
-	echo "fabric: $FAB_K spines, $FAB_P plane(s), hosts=$FAB_HOSTS, mtu $FAB_MTU"
+	echo "fabric: $FAB_K spines, $FAB_P plane(s), hosts=$FAB_HOSTS, mtu $FAB_MTU, addrs $FAB_ADDRS"
 	for ((p = 0; p < FAB_P; p++)); do
 		echo "plane $p: host 1 $(fab_if 1 $p) $(fab_ip 1 $p)${FAB_HOSTS/init/}, host 2 $(fab_if 2 $p) $(fab_ip 2 $p)${FAB_PDOWN[$p]:+ DOWN (${FAB_PDOWN[$p]})}"
 	done
@@ -588,7 +602,7 @@ fab_check() {	# routes, reachability, the ECMP spread of 64 source ports
 fab_env() {	# shell assignments for the hosts
 	local p h
 	fab_load || return 1
-	echo "FAB_K=$FAB_K FAB_P=$FAB_P FAB_HOSTS=$FAB_HOSTS"
+	echo "FAB_K=$FAB_K FAB_P=$FAB_P FAB_HOSTS=$FAB_HOSTS FAB_ADDRS=$FAB_ADDRS"
 	for ((p = 0; p < FAB_P; p++)); do
 		for h in 1 2; do echo "H${h}P${p}_IF=$(fab_if $h $p) H${h}P${p}_IP=$(fab_ip $h $p) H${h}_NS=$(fab_ns $h)"; done
 	done

@@ -15,6 +15,7 @@
 # Contents: busybox-static (every applet), bash (tests run under bash:
 # Debian's busybox ash prefers its own applets over PATH), iproute2, kmod,
 # iputils-ping, rdma-core, ibverbs-providers/-utils, rdmacm-utils, perftest, qperf,
+# iperf3 (TCP beside RDMA in the fabric benchmark),
 # the shared libraries they need, the modules with their dependencies, and
 # guest/init as /init. Our own build outputs are not in the image: they come
 # through the 9p share at run time (run-guest.sh -P).
@@ -86,7 +87,7 @@ for k in modprobe insmod rmmod lsmod modinfo depmod; do
   rm -f "$RFS/usr/bin/$k" "$RFS/usr/sbin/$k"; ln -s kmod "$RFS/usr/sbin/$k"
 done
 rm -f "$RFS/usr/bin/ping"; add_bin usr/bin bin/ping
-pkg_bins ibverbs-utils rdmacm-utils perftest qperf rdma-core
+pkg_bins ibverbs-utils rdmacm-utils perftest qperf rdma-core iperf3
 
 # verbs providers are dlopen()ed: ldd of the tools does not see them
 mkdir -p "$RFS/$LIBDIR/libibverbs" "$RFS/etc/libibverbs.d"

@@ -17,6 +17,7 @@ KVER=${KVER:-$("$ROOT/scripts/kver.sh")}
 # that are missing here are taken from the host (same Debian release).
 GUEST_PKGS=${GUEST_PKGS:-"busybox-static bash libtinfo6 iproute2 kmod iputils-ping
   rdma-core ibverbs-providers ibverbs-utils libibverbs1 librdmacm1 rdmacm-utils perftest qperf
+  iperf3 libiperf0 libsctp1
   libnl-3-200 libnl-route-3-200 libibumad3 libpci3
   libbpf1 libelf1 libmnl0 libcap2 libxtables12 libtirpc3 libdb5.3 libbsd0 libmd0
   libkmod2 liblzma5 libzstd1 libssl3 libselinux1 libpcre2-8-0 zlib1g libtirpc-common"}

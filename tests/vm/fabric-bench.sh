@@ -6,7 +6,7 @@
 #   scripts/vm/run-guest.sh -P -f DIR tests/vm/fabric-bench.sh [-- ARGS]
 #   (DIR holds fabric.sh, mroce-fabric-sample, sch_red.ko: bench-fabric.sh
 #   stages it)
-#     parts=loss,rate,blackhole,reorder,planes   what to measure
+#     parts=loss,rate,blackhole,reorder,planes,fair,tcp   what to measure
 #     ks="4 8"          spine counts (loss, blackhole and reorder run per K)
 #     losses="0 0.1 1 5"  random loss on every spine link, % per direction
 #     reps=2            repetitions of the loss and reorder runs (A/B order
@@ -23,12 +23,26 @@
 #     rate=20mbit rate_limit=100   rate runs (first K only): every spine link
 #                       limited to RATE with a queue of rate_limit packets,
 #                       tail drop, then RED/ECN marking (fabric.sh ecn=1); the
-#                       black hole is run once more over such spines
+#                       black hole is run once more over such spines;
+#                       tail drop is run once more for mroce with lq_pct
+#     lq_pct=300        the "loss as congestion" runs (rate, planes, fair,
+#                       tcp): mroce reloaded with loss_queue_pct=lq_pct (the
+#                       module's default, 0, keeps loss from cutting windows)
+#     fair_n=4 fair_rate=40mbit fair_limit=100   fair runs: fair_n pairs
+#                       (address J of host 1 to address J of host 2: a
+#                       connection each) at once through ONE spine at
+#                       fair_rate; tail drop (mroce loss_queue_pct 0 and
+#                       lq_pct, rxe), then RED/ECN (mroce)
+#     tcp_rate=40mbit tcp_limit=100   tcp runs: iperf3 (TCP, the guest's
+#                       default congestion control) on pair 2 beside
+#                       ib_write_bw on pair 1, through one spine at tcp_rate,
+#                       tail drop; each alone first, then together
 #     plane_list="1 2 4"  planes runs (mroce only; rxe runs plane 0 once)
 #     plane_k=4 plane_rate=5mbit plane_limit=30  spines per plane, their
 #                       rate (both ways) and queue (packets) in the planes
 #                       runs, so that a plane's capacity is below what the
-#                       guest CPU can do
+#                       guest CPU can do; mroce runs the planes twice, with
+#                       loss_queue_pct 0 and lq_pct
 #     plane_mode=carrier  how the plane goes down mid-run (fabric.sh plane-down)
 #     interval=100      sampler tick, ms
 #
@@ -44,9 +58,10 @@ FABDIR=${FABDIR:-/mnt/host/fab}
 # shellcheck source=scripts/fabric.sh
 . "$FABDIR/fabric.sh"
 
-PARTS=loss,rate,blackhole,reorder,planes KS="4 8" LOSSES="0 0.1 1 5" REPS=2 DUR=8 SIZE=65536
+PARTS=loss,rate,blackhole,reorder,planes,fair,tcp KS="4 8" LOSSES="0 0.1 1 5" REPS=2 DUR=8 SIZE=65536
 DRIVERS=rxe,mroce BH_WARM=6 BH_AFTER=10 CONTROL=1 SKEW=1ms PLANE_LIST="1 2 4" PLANE_K=4
 PLANE_RATE=5mbit PLANE_LIMIT=30 PLANE_MODE=carrier IVAL=100 RATE=20mbit RATE_LIMIT=100 PROGRESS=0
+LQ=300 FAIR_N=4 FAIR_RATE=40mbit FAIR_LIMIT=100 TCP_RATE=40mbit TCP_LIMIT=100
 for a in "$@"; do
 	case $a in
 	parts=*) PARTS=${a#*=};; ks=*) KS=${a#*=};; losses=*) LOSSES=${a#*=};;
@@ -55,7 +70,9 @@ for a in "$@"; do
 	skew=*) SKEW=${a#*=};; plane_list=*) PLANE_LIST=${a#*=};; plane_k=*) PLANE_K=${a#*=};;
 	plane_rate=*) PLANE_RATE=${a#*=};; plane_limit=*) PLANE_LIMIT=${a#*=};; plane_mode=*) PLANE_MODE=${a#*=};;
 	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};; progress=*) PROGRESS=${a#*=};;
-	rate=*) RATE=${a#*=};; rate_limit=*) RATE_LIMIT=${a#*=};; "") ;;
+	rate=*) RATE=${a#*=};; rate_limit=*) RATE_LIMIT=${a#*=};; lq_pct=*) LQ=${a#*=};;
+	fair_n=*) FAIR_N=${a#*=};; fair_rate=*) FAIR_RATE=${a#*=};; fair_limit=*) FAIR_LIMIT=${a#*=};;
+	tcp_rate=*) TCP_RATE=${a#*=};; tcp_limit=*) TCP_LIMIT=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done
@@ -79,7 +96,7 @@ t_here() {	# t_here DESC CMD...: t_ok for a shell function (runs here), output a
 CX=() SX=()
 has() { case ",$1," in *",$2,"*) return 0;; esac; return 1; }
 
-echo "# parts=$PARTS rate=$RATE rate_limit=$RATE_LIMIT ks=\"$KS\" losses=\"$LOSSES\" reps=$REPS dur=$DUR size=$SIZE drivers=$DRIVERS bh_warm=$BH_WARM bh_after=$BH_AFTER skew=$SKEW plane_list=\"$PLANE_LIST\" plane_k=$PLANE_K plane_rate=$PLANE_RATE plane_limit=$PLANE_LIMIT plane_mode=$PLANE_MODE interval=$IVAL"
+echo "# parts=$PARTS rate=$RATE rate_limit=$RATE_LIMIT ks=\"$KS\" losses=\"$LOSSES\" reps=$REPS dur=$DUR size=$SIZE drivers=$DRIVERS bh_warm=$BH_WARM bh_after=$BH_AFTER skew=$SKEW plane_list=\"$PLANE_LIST\" plane_k=$PLANE_K plane_rate=$PLANE_RATE plane_limit=$PLANE_LIMIT plane_mode=$PLANE_MODE interval=$IVAL lq_pct=$LQ fair_n=$FAIR_N fair_rate=$FAIR_RATE fair_limit=$FAIR_LIMIT tcp_rate=$TCP_RATE tcp_limit=$TCP_LIMIT"
 echo "# kernel $(uname -r), $(nproc) cpus, mroce npaths=$(cat /sys/module/mroce/parameters/npaths 2>/dev/null || echo '(module not loaded yet)')"
 t_ok "install module and provider" mroce_install
 t_ok "modules" modprobe -a ib_uverbs rdma_ucm veth sch_netem rdma_rxe mroce
@@ -98,13 +115,28 @@ devs_add() {	# devs_add DRIVER...: client on h1p0, server on h2p0
 		[ -n "${CG[$d]}" ] && [ -n "${SG[$d]}" ] || { echo "no GIDs on $d"; return 1; }
 	done
 }
-devs_del() {
+devs_del() {	# devs_del [DRIVER...] (default: all)
 	local d
-	for d in "${DL[@]}"; do
+	[ $# -gt 0 ] || set -- "${DL[@]}"
+	for d; do
 		rdma link delete "${CLI[$d]}" 2>/dev/null
 		rdma link delete "${SRV[$d]}" 2>/dev/null
 	done
 	return 0
+}
+# mroce with another loss_queue_pct: the module again (its parameters are
+# read-only), then its devices. Sets LQ_NOW.
+LQ_NOW=0
+mroce_lq() {	# mroce_lq PCT
+	[ "$LQ_NOW" = "$1" ] && return 0
+	devs_del mroce
+	if ! rmmod mroce || ! modprobe mroce loss_queue_pct="$1"; then
+		echo "# mroce: reload with loss_queue_pct=$1 failed"
+		return 1
+	fi
+	LQ_NOW=$(cat /sys/module/mroce/parameters/loss_queue_pct)
+	devs_add mroce || { echo "# mroce: devices after the reload failed"; return 1; }
+	say "mroce reloaded: loss_queue_pct=$LQ_NOW"
 }
 
 declare -A SNAP
@@ -329,7 +361,10 @@ printf 'k\tloss_pct\trep\tslot\tdriver\tbw_MiBps\trc\tspines_used\tspine_kB\tfwd
 printf 'k\tlimit\trep\tslot\tdriver\tbw_MiBps\trc\tspines_used\tspine_kB\tfwd_MB\tcpu_pct\tretx\tretx_pct\tcounters\n' > "$R_RATE"
 printf 'k\tskew\trep\tslot\tdriver\tbw_MiBps\trc\tspines_used\tspine_kB\tfwd_MB\tcpu_pct\tretx\tretx_pct\tcounters\n' > "$R_RE"
 printf 'k\tdriver\tname\tspine\tspine_share_pct\tclient_rc\tclient_exit_s\tqp_1s\tqp_3s\tqp_end\n' > "$R_BH"
-printf 'planes\tdriver\tbw_MiBps\trc\tplane_kB\tcpu_pct\tcounters\n' > "$R_PL"
+printf 'planes\tdriver\tbw_MiBps\trc\tplane_kB\tcpu_pct\tcounters\tloss_queue_pct\tretx_pct\n' > "$R_PL"
+R_FAIR=$O/fair.tsv R_TCP=$O/tcp.tsv
+printf 'variant\trep\tdriver\tloss_queue_pct\tpairs\tbw_MiBps\tsum_MiBps\tjain\tretx_pct\tcpu_pct\tcounters\tdropped\n' > "$R_FAIR"
+printf 'variant\tdriver\tloss_queue_pct\trdma_alone_MiBps\ttcp_alone_MiBps\trdma_MiBps\ttcp_MiBps\trdma_retx_pct\ttcp_retr\tcounters\tdropped\n' > "$R_TCP"
 
 # Retransmissions as each driver counts them. mroce: packets resent
 # (tx_retx); rxe has no such counter: what its responder threw away
@@ -388,6 +423,20 @@ for k in $KS; do
 				echo "# $v spine $i fwd: $($TC -n "$(fab_spine $i 0)" -s qdisc show dev l2 | grep -oE 'dropped [0-9]+|marked [0-9]+' | tr '\n' ' ')"
 			done
 		done
+		if has "$DRIVERS" mroce; then
+			# the same tail drop, mroce taking loss with a queue behind it as congestion
+			v="$RATE+lq$LQ"
+			fab_set rate="$RATE" limit="$RATE_LIMIT" ecn=0
+			if mroce_lq "$LQ"; then
+				dl=("${DL[@]}"); DL=(mroce)
+				for ((rep = 1; rep <= REPS; rep++)); do sweep "$R_RATE" "$k" rate "$v" "$rep"; done
+				DL=("${dl[@]}")
+				for ((i = 1; i <= k; i++)); do
+					echo "# $v spine $i fwd: $($TC -n "$(fab_spine $i 0)" -s qdisc show dev l2 | grep -oE 'dropped [0-9]+' | tr '\n' ' ')"
+				done
+			fi
+			mroce_lq 0
+		fi
 		fab_set rate= limit= ecn=
 	fi
 	if has "$PARTS" reorder; then
@@ -438,6 +487,191 @@ for k in $KS; do
 	devs_del
 done
 
+# ---- several pairs at once --------------------------------------------------
+# bw_of LOG: MiB/s of one ib_write_bw -D client log (from its iterations where
+# perftest's TCG clock calibration printed 0.00), or FAIL
+bw_of() {
+	awk -v sz="$SIZE" -v t="$DUR" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ && !f {
+		f = 1; v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / t / 1048576) }
+		END { print f ? v : "FAIL" }' "$1" 2>/dev/null || echo FAIL
+}
+gids_wait() {	# gids_wait N DRIVER...: the GIDs of addresses 1..N on both devices
+	local n=$1 d j
+	shift
+	for d; do
+		for ((j = 1; j <= n; j++)); do
+			t_wait 10 gid_index "${CLI[$d]}" "$(fab_ip 1 0 $j)" > /dev/null || return 1
+			t_wait 10 gid_index "${SRV[$d]}" "$(fab_ip 2 0 $j)" > /dev/null || return 1
+		done
+	done
+}
+# packets dropped so far where they can be: the spine's queue (fwd, plane 0,
+# spine 1) and the guest's backlog (softnet_stat, all CPUs): "spine host"
+drops_now() {
+	local line n=0
+	local -a f
+	while read -r -a f; do n=$((n + 16#${f[1]})); done < /proc/net/softnet_stat
+	echo "$(fab_qdrops "$(fab_spine 1 0)" l2) $n"
+}
+drops_since() {	# drops_since "SPINE HOST" (from drops_now): "spine S, host H"
+	local -a a b
+	read -r -a a <<<"$1"; read -r -a b <<<"$(drops_now)"
+	echo "spine $((${b[0]:-0} - ${a[0]:-0})), host $((${b[1]:-0} - ${a[1]:-0}))"
+}
+
+# multi_run DRIVER NAME N: N ib_write_bw -D pairs at once, pair J from address
+# J of host 1 to address J of host 2 (a connection of its own), TCP port
+# 18515 + J. Sets MBW (MiB/s per pair, space-separated; FAIL for a failed
+# one), SUM, JAIN (Jain's index over the pairs, a failed one counting 0),
+# CTR, CPU.
+multi_run() {
+	local d=$1 name=$2 n=$3 j g d0
+	local -a sp=() cp=()
+	snap "${CLI[$d]}" "${SRV[$d]}"
+	cpu_now
+	d0=$(drops_now)
+	for ((j = 1; j <= n; j++)); do
+		g=$(gid_index "${SRV[$d]}" "$(fab_ip 2 0 $j)")
+		LD_PRELOAD=$LB timeout -k 3 $((DUR + 60)) ib_write_bw -d "${SRV[$d]}" -x "$g" -F -s "$SIZE" \
+			-D "$DUR" -p $((18515 + j)) > "$PAIR_LOG/$name-$j.srv" 2>&1 &
+		sp+=($!)
+	done
+	for ((j = 1; j <= n; j++)); do wait_server tcp:$((18515 + j)); done
+	for ((j = 1; j <= n; j++)); do
+		g=$(gid_index "${CLI[$d]}" "$(fab_ip 1 0 $j)")
+		LD_PRELOAD=$LB timeout -k 3 $((DUR + 50)) ib_write_bw -d "${CLI[$d]}" -x "$g" -F -s "$SIZE" \
+			-D "$DUR" -p $((18515 + j)) "$(fab_ip 2 0 $j)" > "$PAIR_LOG/$name-$j.cli" 2>&1 &
+		cp+=($!)
+	done
+	for j in "${cp[@]}"; do wait "$j"; done
+	sleep 1
+	kill "${sp[@]}" 2>/dev/null; wait "${sp[@]}" 2>/dev/null
+	CPU=$(cpu_busy)
+	CTR=$(delta "${CLI[$d]}" "${SRV[$d]}")
+	MBW=""
+	for ((j = 1; j <= n; j++)); do MBW="$MBW $(bw_of "$PAIR_LOG/$name-$j.cli")"; done
+	MBW=${MBW# }
+	DROPS=$(drops_since "$d0")
+	read -r SUM JAIN <<<"$(awk -v l="$MBW" 'BEGIN { n = split(l, a, " ")
+		for (i = 1; i <= n; i++) { x = a[i] + 0; s += x; q += x * x }
+		printf "%.2f %.3f\n", s, (q > 0) ? s * s / (n * q) : 0 }')"
+	say "$name: $MBW MiB/s, sum $SUM, Jain $JAIN, retx $(waste_of "$d" "$CTR")%, cpu ${CPU}%, dropped: $DROPS"
+}
+
+# iperf_run NAME SECS [LOG]: iperf3 (TCP) from address 2 of host 1 to address
+# 2 of host 2 for SECS, in the background (IPERF_PID); its server's per-second
+# lines go to LOG (default $PAIR_LOG/NAME.tcp)
+iperf_run() {
+	local log=${3:-$PAIR_LOG/$1.tcp}
+	iperf3 -s -1 -B "$(fab_ip 2 0 2)" -p 5201 -i 1 -f m > "$log" 2>&1 &
+	IPERF_SRV=$!
+	wait_server tcp:5201
+	IPERF_T0=${EPOCHREALTIME/./}
+	timeout -k 3 $(($2 + 20)) iperf3 -c "$(fab_ip 2 0 2)" -B "$(fab_ip 1 0 2)" -p 5201 -t "$2" -i 1 -f m \
+		> "$PAIR_LOG/$1.tcpcli" 2>&1 &
+	IPERF_PID=$!
+}
+iperf_wait() {
+	wait "$IPERF_PID"
+	for ((i = 0; i < 50; i++)); do kill -0 "$IPERF_SRV" 2>/dev/null || break; sleep 0.1; done
+	kill "$IPERF_SRV" 2>/dev/null; wait "$IPERF_SRV" 2>/dev/null
+	return 0
+}
+# tcp_mibps LOG FROM TO: mean MiB/s of the receiver's 1 s intervals that lie
+# within [FROM, TO] seconds of its start (all of them with FROM = TO = -)
+tcp_mibps() {
+	awk -v a="$2" -v b="$3" '/sec .*bits\/sec/ && !/sender|receiver/ {
+		split($3, t, "-"); if (t[2] - t[1] > 1.5) next
+		if (a != "-" && (t[1] < a || t[2] > b)) next
+		for (i = 1; i <= NF; i++) if ($i ~ /bits\/sec$/) { v = $(i - 1); u = $i }
+		m = (u ~ /^G/) ? 1000 : (u ~ /^M/) ? 1 : (u ~ /^K/) ? 0.001 : 1e-6
+		s += v * m; n++ }
+		END { if (n) printf "%.2f\n", s / n * 1e6 / 8 / 1048576; else print "FAIL" }' "$1"
+}
+tcp_retr() {	# tcp_retr CLIENT-LOG: the sender's retransmissions (iperf3 "Retr")
+	awk '/sender/ { for (i = 1; i <= NF; i++) if ($i ~ /bits\/sec$/) { print $(i + 1); exit } }' "$1"
+}
+
+# ---- fairness: several connections through one bottleneck ---------------------
+if has "$PARTS" fair; then
+	say "===== fairness: $FAIR_N pairs at once through one spine at $FAIR_RATE"
+	devs_del; fab_down > /dev/null 2>&1
+	t_here "fabric up, 1 spine at $FAIR_RATE, $FAIR_N addresses per host" \
+		fab_up k=1 addrs="$FAIR_N" rate="$FAIR_RATE" limit="$FAIR_LIMIT"
+	fab_load
+	t_here "devices ${DRIVERS} on h1p0 / h2p0" devs_add "${DL[@]}"
+	t_here "GIDs of $FAIR_N addresses" gids_wait "$FAIR_N" "${DL[@]}"
+	fair_row() {	# fair_row VARIANT REP DRIVER
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" \
+			"$([ "$3" = mroce ] && echo "$LQ_NOW" || echo -)" "$FAIR_N" "$MBW" "$SUM" "$JAIN" \
+			"$(waste_of "$3" "$CTR")" "$CPU" "$CTR" "$DROPS" >> "$R_FAIR"
+	}
+	for ((rep = 1; rep <= REPS; rep++)); do
+		if has "$DRIVERS" rxe; then
+			multi_run rxe "fair-taildrop-rxe-$rep" "$FAIR_N"; fair_row taildrop "$rep" rxe
+		fi
+		if has "$DRIVERS" mroce; then
+			for lq in 0 "$LQ"; do
+				if ! mroce_lq "$lq" || ! gids_wait "$FAIR_N" mroce; then continue; fi
+				multi_run mroce "fair-taildrop-mroce-lq$lq-$rep" "$FAIR_N"; fair_row taildrop "$rep" mroce
+			done
+			mroce_lq 0 && gids_wait "$FAIR_N" mroce
+		fi
+	done
+	if has "$DRIVERS" mroce && fab_set rate="$FAIR_RATE" limit="$FAIR_LIMIT" ecn=1; then
+		for ((rep = 1; rep <= REPS; rep++)); do
+			multi_run mroce "fair-ecn-mroce-$rep" "$FAIR_N"; fair_row ecn "$rep" mroce
+		done
+	fi
+	echo "# fair: spine 1 fwd: $($TC -n "$(fab_spine 1 0)" -s qdisc show dev l2 | grep -oE 'dropped [0-9]+|marked [0-9]+' | tr '\n' ' ')"
+	devs_del
+fi
+
+# ---- beside TCP -------------------------------------------------------------------
+if has "$PARTS" tcp; then
+	say "===== beside TCP: iperf3 and ib_write_bw through one spine at $TCP_RATE"
+	devs_del; fab_down > /dev/null 2>&1
+	if ! command -v iperf3 > /dev/null; then
+		echo "SKIP: no iperf3 in the guest image"
+		printf 'SKIP\t-\t-\t-\t-\t-\t-\t-\t-\tno iperf3\n' >> "$R_TCP"
+	else
+		t_here "fabric up, 1 spine at $TCP_RATE, 2 addresses per host" \
+			fab_up k=1 addrs=2 rate="$TCP_RATE" limit="$TCP_LIMIT"
+		fab_load
+		t_here "devices ${DRIVERS} on h1p0 / h2p0" devs_add "${DL[@]}"
+		echo "# tcp: congestion control $(sysctl -n net.ipv4.tcp_congestion_control), ecn $(sysctl -n net.ipv4.tcp_ecn)"
+		iperf_run tcp-alone "$DUR"; iperf_wait
+		TALONE=$(tcp_mibps "$PAIR_LOG/tcp-alone.tcp" - -)
+		say "tcp alone: $TALONE MiB/s, retr $(tcp_retr "$PAIR_LOG/tcp-alone.tcpcli")"
+		tcp_case() {	# tcp_case VARIANT DRIVER: alone, then beside iperf3
+			local d=$2 alone t0 t1 d0
+			bw_run "$d" "tcp-$1-alone"; alone=$BW
+			d0=$(drops_now)
+			iperf_run "tcp-$1" $((DUR + 10))
+			sleep 2
+			t0=$(( (${EPOCHREALTIME/./} - IPERF_T0) / 1000000 ))
+			bw_run "$d" "tcp-$1-beside"
+			t1=$(( (${EPOCHREALTIME/./} - IPERF_T0) / 1000000 ))
+			iperf_wait
+			DROPS=$(drops_since "$d0")
+			# perftest measures its last DUR seconds; its setup takes the rest
+			TB=$(tcp_mibps "$PAIR_LOG/tcp-$1.tcp" $((t1 - DUR)) "$t1")
+			say "tcp-$1: $d $BW MiB/s (alone $alone), tcp $TB MiB/s (alone $TALONE) in [$((t1 - DUR)), $t1] s; perftest ran [$t0, $t1]; dropped: $DROPS"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$d" \
+				"$([ "$d" = mroce ] && echo "$LQ_NOW" || echo -)" "$alone" "$TALONE" "$BW" "$TB" \
+				"$(waste_of "$d" "$CTR")" "$(tcp_retr "$PAIR_LOG/tcp-$1.tcpcli")" "$CTR" "$DROPS" >> "$R_TCP"
+		}
+		has "$DRIVERS" rxe && tcp_case rxe rxe
+		if has "$DRIVERS" mroce; then
+			tcp_case mroce-lq0 mroce
+			mroce_lq "$LQ" && tcp_case "mroce-lq$LQ" mroce
+			mroce_lq 0
+		fi
+		echo "# tcp: spine 1 fwd: $($TC -n "$(fab_spine 1 0)" -s qdisc show dev l2 | grep -oE 'dropped [0-9]+' | tr '\n' ' ')"
+		devs_del
+	fi
+fi
+
 # ---- planes ------------------------------------------------------------------
 if has "$PARTS" planes; then
 	pmax=1
@@ -460,23 +694,35 @@ if has "$PARTS" planes; then
 	if has "$DRIVERS" rxe; then
 		plane_kb > /dev/null
 		bw_run rxe planes-1-rxe
-		printf '1\trxe\t%s\t%s\t%s\t%s\t%s\n' "$BW" "$RC" "$(plane_kb)" "$CPU" "$CTR" >> "$R_PL"
+		printf '1\trxe\t%s\t%s\t%s\t%s\t%s\t-\t%s\n' "$BW" "$RC" "$(plane_kb)" "$CPU" "$CTR" "$(waste_of rxe "$CTR")" >> "$R_PL"
 	fi
 	if [ ! -e /sys/class/infiniband/mroce0/planes ]; then
 		echo "SKIP: planes not supported by this mroce (no /sys/class/infiniband/mroce0/planes)"
 		printf 'SKIP\tmroce\t-\t-\t-\t-\tplanes not supported by this mroce\n' >> "$R_PL"
 	else
-		have=1
-		for p in $PLANE_LIST; do
-			while [ "$have" -lt "$p" ]; do
-				t_ok "mroce: add plane $have (h1p$have, h2p$have)" bash -c \
-					"echo 'add h1p$have' > /sys/class/infiniband/mroce0/planes && echo 'add h2p$have' > /sys/class/infiniband/mroce1/planes"
+		for lq in 0 "$LQ"; do
+			# a reload takes the devices and their planes with it
+			mroce_lq "$lq" || continue
+			have=$(grep -c . /sys/class/infiniband/mroce0/planes)
+			for p in $PLANE_LIST; do
+				while [ "$have" -lt "$p" ]; do
+					t_ok "mroce: add plane $have (h1p$have, h2p$have)" bash -c \
+						"echo 'add h1p$have' > /sys/class/infiniband/mroce0/planes && echo 'add h2p$have' > /sys/class/infiniband/mroce1/planes"
+					have=$((have + 1))
+				done
+				sed 's/^/# mroce0 planes: /' /sys/class/infiniband/mroce0/planes
+				plane_kb > /dev/null
+				bw_run mroce "planes-$p-mroce-lq$LQ_NOW"
+				printf '%s\tmroce\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$p" "$BW" "$RC" "$(plane_kb)" "$CPU" "$CTR" \
+					"$LQ_NOW" "$(waste_of mroce "$CTR")" >> "$R_PL"
+			done
+			[ "$lq" = "$LQ" ] || continue
+			mroce_lq 0 || break
+			have=$(grep -c . /sys/class/infiniband/mroce0/planes)
+			while [ "$have" -lt "$pmax" ]; do
+				echo "add h1p$have" > /sys/class/infiniband/mroce0/planes && echo "add h2p$have" > /sys/class/infiniband/mroce1/planes
 				have=$((have + 1))
 			done
-			sed 's/^/# mroce0 planes: /' /sys/class/infiniband/mroce0/planes
-			plane_kb > /dev/null
-			bw_run mroce "planes-$p-mroce"
-			printf '%s\tmroce\t%s\t%s\t%s\t%s\t%s\n' "$p" "$BW" "$RC" "$(plane_kb)" "$CPU" "$CTR" >> "$R_PL"
 		done
 		if [ "$have" -ge 2 ]; then
 			say "plane 1 down mid-run ($have planes, mode $PLANE_MODE)"
