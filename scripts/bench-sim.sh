@@ -10,7 +10,7 @@
 # cost per packet (scripts/bench-cost.sh, callgrind) and writes
 # OUTDIR/README.md: each figure next to its goal and the baseline, with the
 # commands that reproduce it. Simulated time only and fixed seeds: a rerun
-# gives the same numbers. About twelve minutes on 2 cores and 9 GiB at the
+# gives the same numbers. About seventeen minutes on 2 cores and 9 GiB at the
 # peak (the fat-tree and scale figures run up to 8,192 hosts, one child
 # process per run, one per CPU at a time; MRE_SIM_JOBS=1 halves the
 # memory), a few seconds for the others, about one
@@ -116,7 +116,8 @@ time, fixed seeds: rerunning gives the same numbers.
 
 Reproduce everything: \`scripts/bench-sim.sh\` (this file and the plots), or
 one figure: \`make -C tests/sim && build/sim/mroce-sim bench DIR loss\`
-(loss, blackhole, reorder, incast, streams, fattree, taildrop, planes, scale); one
+(loss, blackhole, reorder, incast, streams, fattree, taildrop, planes, collective,
+scale); one
 fat-tree run with its counters: \`build/sim/mroce-sim fab NAME\` (no NAME:
 the list); the engine cost:
 \`scripts/bench-cost.sh\`. A single scenario with its counters:

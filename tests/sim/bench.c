@@ -3,7 +3,7 @@
  * bench-sim: the benchmark figures, MetaRoCE beside the RoCEv2 baseline.
  *
  *	mroce-sim bench DIR [--rto-min-us N] [loss|blackhole|reorder|incast|streams|
- *	                    fattree|taildrop|planes|scale...]
+ *	                    fattree|taildrop|planes|collective|scale...]
  *
  * --rto-min-us overrides the engine's rto_min_ns in every MetaRoCE run (and
  * the baseline's, which mirrors it): a sensitivity study, not the default.
@@ -631,6 +631,7 @@ static const struct {
 	{ "fattree", fig_fattree },
 	{ "taildrop", fig_taildrop },
 	{ "planes", fig_planes },
+	{ "collective", fig_collective },
 	{ "scale", fig_scale },
 };
 

@@ -25,5 +25,6 @@ void fig_fattree(void);
 void fig_scale(void);
 void fig_taildrop(void);
 void fig_planes(void);
+void fig_collective(void);
 
 #endif /* SIM_BENCH_H */

@@ -496,6 +496,112 @@ static void t_mroce_plane_down(void)
 	scen_free(&s);
 }
 
+/*
+ * A ring all-reduce over the 16 hosts of a k = 4 fat tree, 1 % loss on every
+ * switch-switch link: 30 steps of 16 KiB per rank, each gated on the step
+ * before coming in from the previous rank (workload.h), ranks dealt over
+ * the pods so that every hop crosses the core; and one more flow that
+ * waits for rank 0's own sends to complete. Every byte once, and no step
+ * began before what it waited for was in: its bytes all placed (the
+ * workload checks that when the step begins), its receipt noted earlier.
+ */
+#define RING_N		16
+#define RING_CHUNK	(16 << 10)
+
+/* rank r's host: round-robin over the 4 pods of 4 hosts */
+static u32 ring_host(u32 r)
+{
+	r %= RING_N;
+	return r % 4 * 4 + r / 4;
+}
+
+static void ring_run(struct scen *s, u8 xport, const char *name)
+{
+	u32 r, steps = 2 * (RING_N - 1);
+
+	scen_defaults(s);
+	s->xport = xport;
+	s->shape = SCEN_FATTREE;
+	s->fat_k = 4;
+	s->check = true;
+	s->seed = 11;
+	s->spine_loss_ppm = 10000;
+	for (r = 0; r < RING_N; r++) {
+		scen_flow(s, ring_host(r), ring_host(r + 1), steps * RING_CHUNK, 0);
+		scen_gate(s, r, steps, (r + RING_N - 1) % RING_N, 1);
+	}
+	/* from rank 0's host: it waits for its own ring flow's completion */
+	scen_flow(s, ring_host(0), 5, 64 << 10, 0);
+	scen_gate(s, RING_N, 1, 0, 0);
+	run(s, name);
+}
+
+static void ring_verdict(const struct scen *s)
+{
+	const struct wl_flow *fl = s->wl.flows, *x = &fl[RING_N];
+	struct wl_verdict v;
+	u64 late = 0, ideal;
+	u32 r, k, early = 0, order = 0;
+
+	verdict_clean(s);
+	wl_verify(&s->wl, &v);
+	CHECK_EQ(v.gate_early, 0);
+	CHECK_EQ(v.undelivered, 0);
+	for (r = 0; r < RING_N; r++) {
+		const struct wl_flow *f = &fl[r], *g = &fl[(r + RING_N - 1) % RING_N];
+
+		CHECK(f->signal);
+		CHECK_EQ(f->rx_steps, f->nsteps);
+		for (k = 0; k < f->nsteps; k++) {
+			/* step k + 1 waits for step k of the flow into us */
+			if (k && f->step_at[k] < g->step_rx[k - 1])
+				early++;
+			if (k && (f->step_at[k] < f->step_at[k - 1] ||
+				  f->step_rx[k] < f->step_rx[k - 1]))
+				order++;
+			if (f->step_rx[k] < f->step_at[k])
+				order++;
+		}
+		late = MRE_MAX(late, f->rx_done_ns);
+	}
+	CHECK_EQ(early, 0);
+	CHECK_EQ(order, 0);
+	/* gated, the steps take at least their serialisation and path each */
+	ideal = 2 * (RING_N - 1) *
+		((u64)RING_CHUNK / 4096 * (4096 + MRE_MAX_HDR_LEN + SIM_WIRE_OVERHEAD) *
+		 8 / 100 + 6 * 1000);
+	CHECK(late > ideal);
+	/* the last flow began after rank 0's own flow completed */
+	CHECK(fl[0].done_ns > 0);
+	CHECK(x->step_at[0] >= fl[0].done_ns);
+	CHECK(!x->signal);
+}
+
+static void t_mroce_ring_allreduce(void)
+{
+	struct mre_counters c;
+	struct scen s;
+
+	ring_run(&s, WL_MROCE, "mroce_ring_allreduce");
+	ring_verdict(&s);
+	scen_counters(&s, &c);
+	CHECK(c.tx_retx > 0);		/* the loss was there */
+	CHECK_EQ(c.drop_rnr, 0);	/* each step's receive was posted in time */
+	scen_free(&s);
+}
+
+static void t_rocev2_ring_allreduce(void)
+{
+	struct bl_counters c;
+	struct scen s;
+
+	ring_run(&s, WL_ROCEV2, "rocev2_ring_allreduce");
+	ring_verdict(&s);
+	scen_bl_counters(&s, &c);
+	CHECK(c.tx_retx > 0);
+	scen_free(&s);
+}
+
 static void determinism_run(struct scen *s, u64 seed)
 {
 	parallel(s, 8, 4 << 20);
@@ -613,11 +719,13 @@ static const struct {
 	{ "mroce_fattree128", t_mroce_fattree128 },
 	{ "mroce_leafspine_degraded", t_mroce_leafspine_degraded },
 	{ "mroce_plane_down", t_mroce_plane_down },
+	{ "mroce_ring_allreduce", t_mroce_ring_allreduce },
 	{ "determinism", t_determinism },
 	{ "rocev2_lossless", t_rocev2_lossless },
 	{ "rocev2_loss", t_rocev2_loss },
 	{ "rocev2_incast16", t_rocev2_incast16 },
 	{ "rocev2_blackhole_pins", t_rocev2_blackhole_pins },
+	{ "rocev2_ring_allreduce", t_rocev2_ring_allreduce },
 };
 
 static bool selected(const char *name, int argc, char **argv)

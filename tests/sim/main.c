@@ -6,7 +6,8 @@
  *	mroce-sim bench DIR [NAME...]      the benchmark figures, TSV into DIR
  *	mroce-sim run [options]            one scenario, summary on stdout
  *	mroce-sim fab NAME                 one run of bench fattree, taildrop,
- *	                                   planes or scale, summary on stdout
+ *	                                   planes, collective or scale, summary
+ *	                                   on stdout
  *
  * run options:
  *	--xport mroce|rocev2  --topo parallel|incast|fattree  --k N (spines,
@@ -36,7 +37,8 @@ static int usage(void)
 		"       --blackhole-us T --seed N --check --trace\n"
 		"       --end-us T --sample-ns N --no-hints 1 --tsv FILE --paths\n"
 		"       --ring N --msg N --depth N --oversub R\n"
-		"  fab: one run of bench fattree/taildrop/planes/scale by name (no NAME: the list)\n");
+		"  fab: one run of bench fattree/taildrop/planes/collective/scale by name\n"
+		"       (no NAME: the list)\n");
 	return 2;
 }
 

@@ -46,7 +46,17 @@ void scen_flow(struct scen *s, u32 src, u32 dst, u64 bytes, u64 start_ns)
 	}
 	s->flows[s->nflows++] = (struct scen_flowspec){
 		.src = src, .dst = dst, .bytes = bytes, .start_ns = start_ns,
+		.nsteps = 1, .after = WL_NONE,
 	};
+}
+
+void scen_gate(struct scen *s, u32 i, u32 nsteps, u32 after, u32 lag)
+{
+	if (i >= s->nflows)
+		abort();
+	s->flows[i].nsteps = nsteps;
+	s->flows[i].after = after;
+	s->flows[i].lag = lag;
 }
 
 void scen_permutation(struct scen *s, u32 n, u64 bytes, u64 seed)
@@ -329,8 +339,12 @@ int scen_run(struct scen *s)
 	for (i = 0; i < s->nflows; i++) {
 		const struct scen_flowspec *f = &s->flows[i];
 
-		wl_flow(&s->wl, f->src, f->dst, f->bytes, s->msg, s->streams,
-			s->depth, f->start_ns);
+		struct wl_flow *w = wl_flow(&s->wl, f->src, f->dst, f->bytes,
+					    s->msg, s->streams, s->depth,
+					    f->start_ns);
+
+		if (f->nsteps > 1 || f->after != WL_NONE)
+			wl_gate(&s->wl, w, f->nsteps, f->after, f->lag);
 	}
 	wl_setup(&s->wl, &s->cfg);
 	for (i = 0; i < s->nfaults; i++)

@@ -61,6 +61,9 @@ struct scen_flowspec {
 	u32 dst;
 	u64 bytes;
 	u64 start_ns;
+	u32 nsteps;		/* wl_gate(): 1 and WL_NONE, neither */
+	u32 after;
+	u32 lag;
 };
 
 struct scen {
@@ -118,6 +121,8 @@ void scen_defaults(struct scen *s);
 /* the engine's configuration for the simulated fabric (see above) */
 void scen_engine_cfg(struct mre_config *cfg);
 void scen_flow(struct scen *s, u32 src, u32 dst, u64 bytes, u64 start_ns);
+/* flow @i in @nsteps steps, each waiting for flow @after (workload.h) */
+void scen_gate(struct scen *s, u32 i, u32 nsteps, u32 after, u32 lag);
 /*
  * A random permutation of @n hosts, each sending @bytes to exactly one
  * other and receiving from exactly one (a derangement), drawn from @seed.

@@ -49,9 +49,22 @@ struct wl_flow *wl_flow(struct wl *w, u32 src, u32 dst, u64 bytes, u32 msg,
 	*f = (struct wl_flow){
 		.id = w->nflows++, .src = src, .dst = dst, .bytes = bytes,
 		.msg = msg, .nstreams = nstreams, .depth = depth,
-		.start_ns = start_ns,
+		.start_ns = start_ns, .nsteps = 1, .step_bytes = bytes,
+		.after = WL_NONE,
 	};
 	return f;
+}
+
+void wl_gate(struct wl *w, struct wl_flow *f, u32 nsteps, u32 after, u32 lag)
+{
+	/* steps are counted on one stream, whole and in order */
+	if (!nsteps || !f->bytes || f->bytes % nsteps || f->nstreams != 1 ||
+	    after == f->id)
+		abort();
+	f->nsteps = nsteps;
+	f->step_bytes = f->bytes / nsteps;
+	f->after = after;
+	f->lag = lag;
 }
 
 /* --- transports ------------------------------------------------------------ */
@@ -83,8 +96,14 @@ static void open_rocev2(struct wl *w, struct wl_flow *f, struct wl_stream *st)
 	qb->sport = ((struct bl_qp *)st->src)->sport;
 }
 
+/*
+ * @signal: the WRITE ends a step whose receipt someone waits for. MetaRoCE
+ * carries an immediate, and its receive is posted at the destination just
+ * before, as a receiver that posted all of them up front would have one
+ * there; RoCEv2 needs nothing (in-order placement says it).
+ */
 static bool post(struct wl *w, struct wl_flow *f, struct wl_stream *st,
-		 u64 off, u32 len)
+		 u64 off, u32 len, bool signal)
 {
 	u64 at = f->mem_off + off % f->window;
 	u8 *src = f->src_buf + off % f->window;
@@ -96,7 +115,15 @@ static bool post(struct wl *w, struct wl_flow *f, struct wl_stream *st,
 			.op = MRE_OP_WRITE, .len = len,
 			.rkey = w->mem[f->dst].rkey, .raddr = WL_BASE + at,
 		};
+		struct mdl_qp *rq = st->dst;
 
+		if (signal) {
+			if (rq->rq_posted - rq->rq_done >= MDL_RQ)
+				return false;	/* the ring of receives is full */
+			mdl_post_recv(rq, NULL, 0, off);
+			wq.flags = MRE_WQE_IMM;
+			wq.imm = (u32)(off / f->step_bytes);
+		}
 		mdl_post_send(st->src, &wq, src, off);
 	}
 	return true;
@@ -130,28 +157,122 @@ static bool flow_finished(const struct wl *w, const struct wl_flow *f)
 	return true;
 }
 
-static void flow_post(struct wl *w, struct wl_flow *f)
+static void gate_verify(struct wl *w, struct wl_flow *f, u32 k);
+
+/* post WRITEs of @f up to byte @limit (a step's end, or all of it) */
+static void flow_post(struct wl *w, struct wl_flow *f, u64 limit, u64 now)
 {
 	u32 idle = 0;
 
 	/* the streams take turns, one WRITE each, while they have room */
 	while (idle < f->nstreams) {
 		struct wl_stream *st = &f->st[f->rr++ % f->nstreams];
-		u32 len = f->msg;
+		u64 end = limit;
+		u32 len = f->msg, k = 0;
 
-		if (f->bytes && f->posted_bytes >= f->bytes)
+		if (f->bytes && f->posted_bytes >= limit)
 			break;
+		/* a WRITE never spans two steps: each step ends one */
+		if (f->nsteps > 1) {
+			k = (u32)(f->posted_bytes / f->step_bytes);
+			end = (u64)(k + 1) * f->step_bytes;
+		}
 		if (f->bytes)
-			len = (u32)MRE_MIN((u64)len, f->bytes - f->posted_bytes);
+			len = (u32)MRE_MIN((u64)len, end - f->posted_bytes);
 		if (st->posted - completed(w, st) >= f->depth ||
-		    !post(w, f, st, f->posted_bytes, len)) {
+		    !post(w, f, st, f->posted_bytes, len,
+			  f->signal && f->posted_bytes + len == end)) {
 			idle++;
 			continue;
+		}
+		/* a step begins: when, and (check) was its gate's data in? */
+		if (f->nsteps > 1 ? f->posted_bytes == (u64)k * f->step_bytes :
+		    !f->posted_bytes) {
+			if (f->step_at)
+				f->step_at[k] = now;
+			if (w->check && f->after != WL_NONE)
+				gate_verify(w, f, k);
 		}
 		idle = 0;
 		st->posted++;
 		f->posted_bytes += len;
 	}
+}
+
+/* --- steps and gates --------------------------------------------------------- */
+
+/* steps of @f received in order at its destination, at most nsteps */
+static u32 rx_steps(const struct wl *w, const struct wl_flow *f)
+{
+	u64 in;
+	u32 n = f->rx_steps;
+
+	if (w->kind == WL_MROCE)
+		return ((const struct mdl_qp *)f->st[0].dst)->rq_done;
+	/* RoCEv2 places in PSN order: a multiplication, not a division */
+	in = ((const struct bl_qp *)f->st[0].dst)->placed;
+	while (n < f->nsteps && in >= (u64)(n + 1) * f->step_bytes)
+		n++;
+	return n;
+}
+
+/* host @h's turn: note what came in of the flows it watches */
+static void watch(struct wl *w, struct sim_host *h, u64 now)
+{
+	u32 *p = &w->first_watch[h->idx];
+
+	while (*p != WL_NONE) {
+		struct wl_flow *f = &w->flows[*p];
+		u32 n = rx_steps(w, f);
+
+		for (; f->rx_steps < n && f->rx_steps < f->nsteps; f->rx_steps++)
+			f->step_rx[f->rx_steps] = now;
+		if (f->rx_steps < f->nsteps) {
+			p = &f->next_watch;
+			continue;
+		}
+		f->rx_done_ns = now;
+		*p = f->next_watch;	/* all in: no longer watched */
+	}
+}
+
+/*
+ * Bytes of @f its gate lets it post: steps up to what its gate flow has
+ * delivered (as our source sees it) plus the lag.
+ */
+static u64 gate_limit(const struct wl *w, const struct wl_flow *f)
+{
+	const struct wl_flow *g = &w->flows[f->after];
+	u32 have = g->dst == f->src ? g->rx_steps :
+		   g->done_ns ? g->nsteps : 0;
+
+	if (have + f->lag >= f->nsteps)
+		return f->bytes;
+	return (u64)(have + f->lag) * f->step_bytes;
+}
+
+/*
+ * check: when a step of @f starts, every byte of the gate's step it waited
+ * for is placed at the gate's destination (the earlier ones were checked
+ * when the earlier steps started). The transport's completion semantics
+ * are what is tested: a receive completion or a send completion that came
+ * before its bytes were all in would open a gate early.
+ */
+static void gate_verify(struct wl *w, struct wl_flow *f, u32 k)
+{
+	const struct wl_flow *g = &w->flows[f->after];
+	const u8 *cnt = w->mem[g->dst].count;
+	u64 from, i;
+
+	if (k < f->lag)
+		return;			/* runs ahead of its gate: nothing owed */
+	/* step k waited for g's steps up to k - lag (< g->nsteps: wl_setup) */
+	from = (u64)(k - f->lag) * g->step_bytes;
+	for (i = from; i < from + g->step_bytes; i++)
+		if (!cnt[g->mem_off + i]) {
+			f->gate_early++;
+			return;
+		}
 }
 
 static void app(struct sim_host *h)
@@ -160,12 +281,21 @@ static void app(struct sim_host *h)
 	u64 now = h->node.sim->now;
 	u32 i;
 
+	/* receipts first: a step that came in now may open a gate below */
+	if (w->first_watch[h->idx] != WL_NONE)
+		watch(w, h, now);
 	for (i = w->first_of_src[h->idx]; i != ~0u; i = w->flows[i].next_of_src) {
 		struct wl_flow *f = &w->flows[i];
+		u64 limit = f->bytes;
 
 		if (now < f->start_ns || f->done_ns)
 			continue;
-		flow_post(w, f);
+		if (f->after != WL_NONE) {
+			limit = gate_limit(w, f);
+			if (limit <= f->posted_bytes && limit < f->bytes)
+				continue;	/* waits for its gate */
+		}
+		flow_post(w, f, limit, now);
 		if (flow_finished(w, f)) {
 			f->done_ns = now;
 			w->ndone++;
@@ -181,16 +311,49 @@ static void start_ev(struct sim *s, void *obj, u64 arg)
 
 /* --- setup ----------------------------------------------------------------- */
 
+/* gates: what each waits for is delivered where it can be seen (above) */
+static void link_gates(struct wl *w)
+{
+	u32 i;
+
+	for (i = 0; i < w->nflows; i++) {
+		struct wl_flow *f = &w->flows[i], *g;
+
+		if (f->nsteps > 1 || f->after != WL_NONE)
+			f->step_at = zalloc(f->nsteps * sizeof(*f->step_at));
+		if (f->after == WL_NONE)
+			continue;
+		if (f->after >= w->nflows)
+			abort();
+		g = &w->flows[f->after];
+		/* it could never finish, or never see its gate */
+		if ((u64)g->nsteps + f->lag < f->nsteps ||
+		    (g->dst != f->src && g->src != f->src) ||
+		    (g->dst == f->src && g->nstreams != 1))
+			abort();
+		if (g->dst == f->src && !g->signal) {
+			g->signal = true;
+			g->step_rx = zalloc(g->nsteps * sizeof(*g->step_rx));
+			g->next_watch = w->first_watch[g->dst];
+			w->first_watch[g->dst] = g->id;
+		}
+	}
+}
+
 static void layout(struct wl *w)
 {
 	u32 nh = w->t->nhosts, i, *last = zalloc(nh * sizeof(*last));
+	u64 shared = 0;
+	u8 *src = NULL;
 
 	w->xp = zalloc(nh * sizeof(*w->xp));
 	w->mem = zalloc(nh * sizeof(*w->mem));
 	w->first_of_src = zalloc(nh * sizeof(*w->first_of_src));
+	w->first_watch = zalloc(nh * sizeof(*w->first_watch));
 	for (i = 0; i < nh; i++) {
 		w->mem[i].size = WL_GUARD;
 		w->first_of_src[i] = ~0u;
+		w->first_watch[i] = WL_NONE;
 	}
 	/* each source's flows, in the order they were added */
 	for (i = 0; i < w->nflows; i++) {
@@ -206,6 +369,7 @@ static void layout(struct wl *w)
 		last[f->src] = i;
 	}
 	free(last);
+	link_gates(w);
 	for (i = 0; i < w->nflows; i++) {
 		struct wl_flow *f = &w->flows[i];
 		u64 win = w->check && f->bytes ? f->bytes : w->ring;
@@ -213,12 +377,27 @@ static void layout(struct wl *w)
 		/* a WRITE never wraps: the ring is whole messages */
 		win = (win + f->msg - 1) / f->msg * f->msg;
 		f->window = win;
+		if (!w->check) {
+			/* nothing reads it: one ring per host, one source */
+			f->mem_off = WL_GUARD;
+			w->mem[f->dst].size = MRE_MAX(w->mem[f->dst].size,
+						      WL_GUARD + win + WL_GUARD);
+			shared = MRE_MAX(shared, win);
+			continue;
+		}
 		f->mem_off = w->mem[f->dst].size;
 		w->mem[f->dst].size += win + WL_GUARD;
 		f->src_buf = zalloc(win);
 		for (u64 j = 0; j < win; j++)
 			f->src_buf[j] = pattern(f, j);
 	}
+	if (w->check || !w->nflows)
+		return;
+	src = zalloc(shared);
+	for (u64 j = 0; j < shared; j++)
+		src[j] = pattern(&w->flows[0], j);
+	for (i = 0; i < w->nflows; i++)
+		w->flows[i].src_buf = src;
 }
 
 /* the QPs host @h will hold: one per stream of every flow it is an end of */
@@ -366,6 +545,11 @@ void wl_verify(const struct wl *w, struct wl_verdict *v)
 
 		if (!f->done_ns)
 			v->incomplete++;
+		/* every step seen received, once and in order */
+		if (f->signal && (f->rx_steps != f->nsteps ||
+				  rx_steps(w, f) != f->nsteps))
+			v->undelivered++;
+		v->gate_early += f->gate_early;
 		if (w->check)
 			verify_flow(w, f, v);
 		verify_streams(w, f, v);
@@ -382,8 +566,13 @@ void wl_free(struct wl *w)
 {
 	u32 i;
 
-	for (i = 0; i < w->nflows; i++)
-		free(w->flows[i].src_buf);
+	for (i = 0; i < w->nflows; i++) {
+		/* without check the flows share flow 0's */
+		if (w->check || !i)
+			free(w->flows[i].src_buf);
+		free(w->flows[i].step_at);
+		free(w->flows[i].step_rx);
+	}
 	for (i = 0; i < w->t->nhosts; i++) {
 		free(w->mem[i].buf);
 		free(w->mem[i].count);
@@ -398,4 +587,5 @@ void wl_free(struct wl *w)
 	free(w->xp);
 	free(w->mem);
 	free(w->first_of_src);
+	free(w->first_watch);
 }
