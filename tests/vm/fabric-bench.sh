@@ -45,6 +45,8 @@
 #                       loss_queue_pct 0 and lq_pct
 #     plane_mode=carrier  how the plane goes down mid-run (fabric.sh plane-down)
 #     interval=100      sampler tick, ms
+#     mroce_params="npaths=16"   more mroce module parameters, space-separated
+#                       (loaded with them, and reloaded with them)
 #
 # Both drivers use the same netdevs (host 1 = client = data sender on h1p0,
 # host 2 = server on h2p0, both in the initial namespace: rdma_rxe in 6.1
@@ -61,7 +63,7 @@ FABDIR=${FABDIR:-/mnt/host/fab}
 PARTS=loss,rate,blackhole,reorder,planes,fair,tcp KS="4 8" LOSSES="0 0.1 1 5" REPS=2 DUR=8 SIZE=65536
 DRIVERS=rxe,mroce BH_WARM=6 BH_AFTER=10 CONTROL=1 SKEW=1ms PLANE_LIST="1 2 4" PLANE_K=4
 PLANE_RATE=5mbit PLANE_LIMIT=30 PLANE_MODE=carrier IVAL=100 RATE=20mbit RATE_LIMIT=100 PROGRESS=0
-LQ=300 FAIR_N=4 FAIR_RATE=40mbit FAIR_LIMIT=100 TCP_RATE=40mbit TCP_LIMIT=100
+MROCE_PARAMS="" LQ=300 FAIR_N=4 FAIR_RATE=40mbit FAIR_LIMIT=100 TCP_RATE=40mbit TCP_LIMIT=100
 for a in "$@"; do
 	case $a in
 	parts=*) PARTS=${a#*=};; ks=*) KS=${a#*=};; losses=*) LOSSES=${a#*=};;
@@ -72,7 +74,8 @@ for a in "$@"; do
 	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};; progress=*) PROGRESS=${a#*=};;
 	rate=*) RATE=${a#*=};; rate_limit=*) RATE_LIMIT=${a#*=};; lq_pct=*) LQ=${a#*=};;
 	fair_n=*) FAIR_N=${a#*=};; fair_rate=*) FAIR_RATE=${a#*=};; fair_limit=*) FAIR_LIMIT=${a#*=};;
-	tcp_rate=*) TCP_RATE=${a#*=};; tcp_limit=*) TCP_LIMIT=${a#*=};; "") ;;
+	tcp_rate=*) TCP_RATE=${a#*=};; tcp_limit=*) TCP_LIMIT=${a#*=};;
+	mroce_params=*) MROCE_PARAMS=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done
@@ -96,10 +99,12 @@ t_here() {	# t_here DESC CMD...: t_ok for a shell function (runs here), output a
 CX=() SX=()
 has() { case ",$1," in *",$2,"*) return 0;; esac; return 1; }
 
-echo "# parts=$PARTS rate=$RATE rate_limit=$RATE_LIMIT ks=\"$KS\" losses=\"$LOSSES\" reps=$REPS dur=$DUR size=$SIZE drivers=$DRIVERS bh_warm=$BH_WARM bh_after=$BH_AFTER skew=$SKEW plane_list=\"$PLANE_LIST\" plane_k=$PLANE_K plane_rate=$PLANE_RATE plane_limit=$PLANE_LIMIT plane_mode=$PLANE_MODE interval=$IVAL lq_pct=$LQ fair_n=$FAIR_N fair_rate=$FAIR_RATE fair_limit=$FAIR_LIMIT tcp_rate=$TCP_RATE tcp_limit=$TCP_LIMIT"
+echo "# parts=$PARTS rate=$RATE rate_limit=$RATE_LIMIT ks=\"$KS\" losses=\"$LOSSES\" reps=$REPS dur=$DUR size=$SIZE drivers=$DRIVERS bh_warm=$BH_WARM bh_after=$BH_AFTER skew=$SKEW plane_list=\"$PLANE_LIST\" plane_k=$PLANE_K plane_rate=$PLANE_RATE plane_limit=$PLANE_LIMIT plane_mode=$PLANE_MODE interval=$IVAL lq_pct=$LQ fair_n=$FAIR_N fair_rate=$FAIR_RATE fair_limit=$FAIR_LIMIT tcp_rate=$TCP_RATE tcp_limit=$TCP_LIMIT mroce_params=\"$MROCE_PARAMS\""
 echo "# kernel $(uname -r), $(nproc) cpus, mroce npaths=$(cat /sys/module/mroce/parameters/npaths 2>/dev/null || echo '(module not loaded yet)')"
 t_ok "install module and provider" mroce_install
-t_ok "modules" modprobe -a ib_uverbs rdma_ucm veth sch_netem rdma_rxe mroce
+t_ok "modules" modprobe -a ib_uverbs rdma_ucm veth sch_netem rdma_rxe
+# shellcheck disable=SC2086  # the parameters, one word each
+t_ok "mroce${MROCE_PARAMS:+ $MROCE_PARAMS}" modprobe mroce $MROCE_PARAMS
 echo "# mroce parameters: $(cd /sys/module/mroce/parameters && for f in *; do printf '%s=%s ' "$f" "$(cat "$f")"; done)"
 
 # ---- devices --------------------------------------------------------------
@@ -130,7 +135,8 @@ LQ_NOW=0
 mroce_lq() {	# mroce_lq PCT
 	[ "$LQ_NOW" = "$1" ] && return 0
 	devs_del mroce
-	if ! rmmod mroce || ! modprobe mroce loss_queue_pct="$1"; then
+	# shellcheck disable=SC2086
+	if ! rmmod mroce || ! modprobe mroce $MROCE_PARAMS loss_queue_pct="$1"; then
 		echo "# mroce: reload with loss_queue_pct=$1 failed"
 		return 1
 	fi
