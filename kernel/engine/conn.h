@@ -223,9 +223,9 @@ static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
 void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why);
 /* put @s on the list of streams with something to send */
 void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
-/* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
 /* our CONNECT was answered by an ACCEPT: the paths' first RTT floor */
 void mre_conn_hs_rtt(struct mre_conn *c, u64 now);
+/* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now);
 /*

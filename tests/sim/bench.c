@@ -81,7 +81,7 @@ const char *bench_met(bool ok)
 	return ok ? "met" : "**missed**";
 }
 
-static int cmp_double(const void *a, const void *b)
+int bench_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -90,7 +90,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double median(double *v, u32 n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 

@@ -17,6 +17,8 @@ FILE *bench_tsv(const char *name);
 void bench_fig(const char *name, double v);
 /* "met" or "**missed**" */
 const char *bench_met(bool ok);
+/* qsort() comparator of doubles, ascending */
+int bench_cmp_double(const void *a, const void *b);
 /* the command line's overrides (--rto-min-us), on a scenario */
 void bench_tune(struct scen *s);
 

@@ -941,13 +941,6 @@ static double coll_ideal_us(const struct scen *s, const struct fab_job *j)
 		COLL_CORE_LINKS * (FAB_HOP_NS + ack)) / 1000;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void coll_measure(const struct scen *s, const struct fab_job *j,
 			 struct fab_res *r)
 {
@@ -975,7 +968,7 @@ static void coll_measure(const struct scen *s, const struct fab_job *j,
 			t[done++] = (double)(at - FAB_START_NS) / 1000;
 	}
 	r->ranks_done = done;
-	qsort(t, done, sizeof(*t), cmp_dbl);
+	qsort(t, done, sizeof(*t), bench_cmp_double);
 	if (done) {
 		r->c_min_us = t[0];
 		r->c_med_us = t[done / 2];
@@ -1009,7 +1002,7 @@ static void coll_measure(const struct scen *s, const struct fab_job *j,
 		}
 	}
 	r->steps = m;
-	qsort(lat, m, sizeof(*lat), cmp_dbl);
+	qsort(lat, m, sizeof(*lat), bench_cmp_double);
 	if (m) {
 		r->step_med_us = lat[m / 2];
 		r->step_mean_us = sum / m;
@@ -1104,7 +1097,7 @@ static double coll_bound(const struct scen *s, const struct fab_job *j)
 			}
 			memcpy(rx, nx, n * sizeof(*rx));
 		}
-		qsort(rx, n, sizeof(*rx), cmp_dbl);
+		qsort(rx, n, sizeof(*rx), bench_cmp_double);
 		sum += rx[(n - 1) * 99 / 100] / (steps * (ser + path));
 	}
 	free(rx);

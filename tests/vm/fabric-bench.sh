@@ -207,11 +207,18 @@ cpu_busy() {	# percent busy since cpu_now ("cpu user nice system idle iowait irq
 }
 
 # ---- one ib_write_bw -D run -----------------------------------------------
+# bw_of LOG: MiB/s of one ib_write_bw -D client log (from its iterations where
+# perftest's TCG clock calibration printed 0.00), or FAIL
+bw_of() {
+	awk -v sz="$SIZE" -v t="$DUR" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ && !f {
+		f = 1; v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / t / 1048576) }
+		END { print f ? v : "FAIL" }' "$1" 2>/dev/null || echo FAIL
+}
+
 # bw_run DRIVER NAME: sets BW (MiB/s as perftest prints it), RC, USED, CTR,
 # FWDMB (MB that crossed the spines host 1 -> host 2), CPU
 bw_run() {
-	local d=$1 name=$2 row iters w0 el0
-	local -a r
+	local d=$1 name=$2 w0 el0
 	snap "${CLI[$d]}" "${SRV[$d]}"
 	wire_fwd; w0=$WIRE
 	spines_now 0
@@ -224,16 +231,8 @@ bw_run() {
 	USED=$(spines_used 0)
 	wire_fwd
 	CTR=$(delta "${CLI[$d]}" "${SRV[$d]}")
-	row=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print; exit}' "$PAIR_LOG/$name.cli")
-	read -r -a r <<<"$row"
 	BW=FAIL FWDMB=$(( (WIRE - w0) / 1000000 ))
-	if [ $RC -eq 0 ] && [ ${#r[@]} -ge 4 ]; then
-		BW=${r[3]} iters=${r[1]}
-		# perftest's cycle counter may be off in TCG: then use iterations
-		if awk -v b="$BW" 'BEGIN { exit !(b == 0) }'; then
-			BW=$(awk -v n="$iters" -v s="$SIZE" -v t="$DUR" 'BEGIN { printf "%.2f", n * s / t / 1048576 }')
-		fi
-	fi
+	[ $RC -eq 0 ] && BW=$(bw_of "$PAIR_LOG/$name.cli")
 	say "$name: $BW MiB/s rc=$RC spines $USED fwd ${FWDMB} MB retx $(retx_of "$d" "$CTR") ($(waste_of "$d" "$CTR")%) cpu ${CPU}% ($(( $(el) - el0 )) s)"
 	[ "$BW" != FAIL ] || sed 's/^/#   /' "$PAIR_LOG/$name.fail" | head -20
 }
@@ -494,13 +493,6 @@ for k in $KS; do
 done
 
 # ---- several pairs at once --------------------------------------------------
-# bw_of LOG: MiB/s of one ib_write_bw -D client log (from its iterations where
-# perftest's TCG clock calibration printed 0.00), or FAIL
-bw_of() {
-	awk -v sz="$SIZE" -v t="$DUR" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ && !f {
-		f = 1; v = $4 + 0 > 0 ? $4 : sprintf("%.2f", $2 * sz / t / 1048576) }
-		END { print f ? v : "FAIL" }' "$1" 2>/dev/null || echo FAIL
-}
 gids_wait() {	# gids_wait N DRIVER...: the GIDs of addresses 1..N on both devices
 	local n=$1 d j
 	shift
@@ -514,7 +506,7 @@ gids_wait() {	# gids_wait N DRIVER...: the GIDs of addresses 1..N on both device
 # packets dropped so far where they can be: the spine's queue (fwd, plane 0,
 # spine 1) and the guest's backlog (softnet_stat, all CPUs): "spine host"
 drops_now() {
-	local line n=0
+	local n=0
 	local -a f
 	while read -r -a f; do n=$((n + 16#${f[1]})); done < /proc/net/softnet_stat
 	echo "$(fab_qdrops "$(fab_spine 1 0)" l2) $n"
