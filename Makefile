@@ -3,7 +3,7 @@
 # mroce top-level build.
 #
 #   make              module + provider + guest tools + host tests/simulator
-#   make module       kernel module mroce.ko (Kbuild, against $(KDIR))
+#   make module       kernel modules mroce.ko and mroce_swnic.ko (Kbuild, against $(KDIR))
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
 #   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-linebuf.so)
 #   make unit         engine unit tests (host)      make check: all host tests
@@ -40,12 +40,13 @@ DRIVER_CONF_DIR ?= /etc/libibverbs.d
 # the DKMS source tree (dkms.conf; debian/rules installs it for mroce-dkms)
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRCDIR ?= /usr/src/mroce-$(DKMS_VERSION)
-DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] include/uapi/rdma/*.h)
+DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] swnic/*.c include/mroce/*.h \
+	include/uapi/rdma/*.h)
 
 # checkpatch comes from the kernel source the KUnit step unpacks
 LINUX_SRC ?= $(CURDIR)/scripts/vm/src/linux-source-6.1
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
-MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] provider/*.[ch] include/uapi/rdma/*.h \
+MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] swnic/*.c include/mroce/*.h provider/*.[ch] include/uapi/rdma/*.h \
 	tests/vm/*.c tests/kmod/*.[ch]))
 # provider/ and tests/vm/ are userspace: the kernel's __printf()/__alias()
 # wrappers do not exist there
@@ -58,7 +59,7 @@ host: unit ring sim
 module:
 	@test -d $(KDIR) || { echo "no kernel headers at $(KDIR): run scripts/setup.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 
 provider:
 	$(MAKE) -C provider O=$(O)
@@ -151,6 +152,7 @@ vm-test: module provider tools
 
 install: module provider
 	install -D -m 0644 mroce.ko $(DESTDIR)$(MODDIR)/mroce.ko
+	install -D -m 0644 mroce_swnic.ko $(DESTDIR)$(MODDIR)/mroce_swnic.ko
 	install -D -m 0755 $(O)/provider/libmroce-rdmav34.so $(DESTDIR)$(PROVIDER_DIR)/libmroce-rdmav34.so
 	install -D -m 0644 $(O)/provider/mroce.driver $(DESTDIR)$(DRIVER_CONF_DIR)/mroce.driver
 	@if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); \

@@ -49,13 +49,27 @@ static ssize_t mroce_abi_show(struct device *device,
 }
 static DEVICE_ATTR_RO(mroce_abi);
 
+static ssize_t datapath_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	struct mroce_dev *mdev =
+		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%s\n", mroce_ofl_name(mdev));
+}
+static DEVICE_ATTR_RO(datapath);
+
 static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_mroce_abi.attr,
+	&dev_attr_datapath.attr,
 	&dev_attr_planes.attr,		/* plane.c */
 	NULL
 };
 
-/* /sys/class/infiniband/NAME/mroce_abi: what the provider matches on */
+/*
+ * /sys/class/infiniband/NAME/: mroce_abi (what the provider matches on),
+ * datapath ("software" or the offload's name) and planes
+ */
 static const struct attribute_group mroce_dev_attr_group = {
 	.attrs = mroce_dev_attrs,
 };
@@ -213,7 +227,9 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	err = mroce_net_attach(mdev);
 	if (err)
 		goto err_dealloc;
-	mdev->dp = mroce_dp_get(ndev);
+	err = mroce_ofl_dev_init(mdev, ibdev_name);
+	if (err)
+		goto err_dealloc;
 
 	err = ib_device_set_netdev(&mdev->ibdev, ndev, 1);
 	if (err)
@@ -233,7 +249,7 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 
 	mroce_debugfs_add(mdev);
 	mroce_info_dev(mdev, "on %s (net %u), datapath %s\n", ndev->name,
-		       mdev->net->ns.inum, mdev->dp->name);
+		       mdev->net->ns.inum, mroce_ofl_name(mdev));
 	return 0;
 
 err_unregister:
@@ -265,10 +281,12 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	 * close the sockets: nothing may send on a socket being released.
 	 */
 	mroce_net_unlist(mdev);
+	mroce_ofl_dev_stop(mdev);
 	if (mdev->peers_ready) {
 		mroce_rx_exit(mdev);
 		mroce_peers_exit(mdev);
 	}
+	mroce_ofl_dev_exit(mdev);
 	mroce_net_detach(mdev);
 	WARN_ON_ONCE(!xa_empty(&mdev->qps) || !xa_empty(&mdev->mrs) ||
 		     !xa_empty(&mdev->mws));
@@ -277,8 +295,6 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	xa_destroy(&mdev->mws);
 	xa_destroy(&mdev->ahs);
 	mroce_mcast_exit(mdev);
-	mroce_dp_put(mdev->dp);
-	mdev->dp = NULL;
 	mroce_planes_release(mdev);
 	netdev_put(mdev->ndev, &mdev->ndev_tracker);
 	mroce_dbg_dev(mdev, "freed\n");

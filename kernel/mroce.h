@@ -26,9 +26,9 @@
 #include "counters.h"
 #include "engine.h"
 #include "mcast.h"
+#include "offload.h"
 #include "plane.h"
 
-struct mroce_dp_ops;
 struct mroce_net;
 
 /*
@@ -70,7 +70,9 @@ struct mroce_dev {
 	u32 nplanes;			/* RTNL writers */
 	struct net *net;		/* dev_net(ndev) at creation; outlives us */
 	struct mroce_net *mnet;		/* UDP sockets of dev_net(ndev) */
-	const struct mroce_dp_ops *dp;	/* datapath: software or an offload */
+	struct sock *tx_sk[2];		/* [v6] mnet's sockets (NULL: no IPv6) */
+	u16 udp_dport;			/* the MetaRoCE port (udp_port) */
+	struct mroce_ofl_port ofl;	/* datapath: software or an offload */
 	struct list_head node;		/* mroce_devs: RCU, writers hold mroce_devs_lock */
 	struct list_head net_node;	/* mnet->devs: RCU, writers hold mnet->lock */
 	bool net_listed;		/* on mnet->devs; mnet->lock */

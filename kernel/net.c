@@ -20,7 +20,6 @@
 #include "cq.h"
 #include "net.h"
 #include "offload.h"
-#include "socket.h"
 #include "mroce.h"
 
 /* what the send needs; read out before the IP layer reuses skb->cb */
@@ -86,7 +85,7 @@ static int route4(struct mroce_dev *mdev, struct sk_buff *skb,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = INET_ECN_ECT_0,
 		.fl4_sport = cb->sport,
-		.fl4_dport = htons(mroce_udp_dport()),
+		.fl4_dport = htons(mdev->udp_dport),
 	};
 	struct rtable *rt;
 	__be32 saddr;
@@ -114,7 +113,7 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 		.saddr = cb->saddr.v6,
 		.flowi6_proto = IPPROTO_UDP,
 		.fl6_sport = cb->sport,
-		.fl6_dport = htons(mroce_udp_dport()),
+		.fl6_dport = htons(mdev->udp_dport),
 	};
 	struct in6_addr saddr;
 	struct dst_entry *dst;
@@ -125,7 +124,7 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 		return 0;
 	}
 	dst = ipv6_stub->ipv6_dst_lookup_flow(mdev->net,
-					      mroce_net_sk(mdev, true), &fl, NULL);
+					      mdev->tx_sk[1], &fl, NULL);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
 	if (dc)
@@ -155,7 +154,7 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		cb->daddr.v4 = ((struct sockaddr_in *)daddr)->sin_addr.s_addr;
 		err = route4(mdev, skb, cb, dc, oif);
 	}
-	if (!err && !mroce_net_sk(mdev, cb->v6))
+	if (!err && !mdev->tx_sk[cb->v6])
 		err = -EAFNOSUPPORT;
 	if (err) {
 		mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_NO_ROUTE);
@@ -166,13 +165,56 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	return 0;
 }
 
-/* the software datapath's xmit (offload.h): UDP, IP, out */
+/* on while a device uses an offload (offload.c counts them) */
+DEFINE_STATIC_KEY_FALSE(mroce_ofl_in_use);
+
+/* what an offload needs to frame a packet queued by mroce_net_queue() */
+static void tx_desc(const struct mroce_dev *mdev, const struct sk_buff *skb,
+		    struct mroce_ofl_tx *tx)
+{
+	const struct mroce_skb_cb *cb = cb_of((struct sk_buff *)skb);
+	struct dst_entry *dst = skb_dst(skb);
+
+	memset(tx, 0, sizeof(*tx));
+	tx->tos = INET_ECN_ECT_0;
+	tx->sport = cb->sport;
+	tx->dport = htons(mdev->udp_dport);
+	if (cb->v6) {
+		tx->family = AF_INET6;
+		tx->ttl = ip6_dst_hoplimit(dst);
+		tx->saddr.v6 = cb->saddr.v6;
+		tx->daddr.v6 = cb->daddr.v6;
+	} else {
+		tx->family = AF_INET;
+		tx->ttl = ip4_dst_hoplimit(dst);
+		tx->saddr.v4 = cb->saddr.v4;
+		tx->daddr.v4 = cb->daddr.v4;
+	}
+}
+
+/*
+ * A device's offload frames and sends the packet (level PACKETS). Out of
+ * line: the software path's loop in mroce_batch_flush() keeps its frame.
+ */
+static noinline int ofl_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
+{
+	struct mroce_ofl_tx tx;
+	int err;
+
+	tx_desc(mdev, skb, &tx);
+	err = mdev->ofl.ofl->xmit(mdev->ofl.priv, skb, &tx);
+	if (!err)
+		mroce_counter_inc(mdev, MROCE_CNT_TX_OFFLOAD);
+	return err;
+}
+
+/* the software datapath's xmit: UDP, IP, out */
 int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
 {
 	struct mroce_skb_cb cb = *cb_of(skb);
 	struct dst_entry *dst = skb_dst(skb);
-	__be16 dport = htons(mroce_udp_dport());
-	struct sock *sk = mroce_net_sk(mdev, cb.v6);
+	__be16 dport = htons(mdev->udp_dport);
+	struct sock *sk = mdev->tx_sk[cb.v6];
 
 	/* the tunnel helpers take over the route reference */
 	dst_hold(dst);
@@ -199,8 +241,13 @@ void mroce_batch_flush(struct mroce_batch *b)
 
 	while ((skb = __skb_dequeue(&b->tx))) {
 		struct mroce_dev *mdev = cb_of(skb)->mdev;
+		int err;
 
-		if (mdev->dp->xmit(mdev, skb))
+		if (static_branch_unlikely(&mroce_ofl_in_use) && mdev->ofl.ofl)
+			err = ofl_xmit(mdev, skb);
+		else
+			err = mroce_net_xmit(mdev, skb);
+		if (err)
 			mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_XMIT);
 	}
 	while ((cq = b->cqs)) {

@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Datapath ops selection and the software datapath.
+ * The offload boundary, mroce's side (see offload.h and
+ * include/mroce/offload.h): registration, a device's attach and detach,
+ * and the receive upcall. (The transmit crossing is net.c's.)
  *
  * At most one offload is registered at a time (there is one kind of NIC
  * per deployment in practice; a list can come when a second one exists).
- * The registered table is read and its owner pinned under mroce_dp_lock, so
- * unregistering cannot race with a device picking it up; devices created
+ * The registered table is read and its owner pinned under mroce_ofl_lock,
+ * so unregistering cannot race with a device picking it up; devices created
  * before the unregister keep their module reference, which is what keeps
- * the offload's module loaded while they exist.
+ * the offload's module loaded while they exist (rmmod says it is in use).
+ *
+ * A device's teardown (device.c, mroce_dev_dealloc()) runs
+ * mroce_ofl_dev_stop() before its receive path goes (rx.c's
+ * synchronize_rcu() then also waits for receive upcalls under way) and
+ * mroce_ofl_dev_exit() after its peers are gone, when nothing sends any
+ * more: then the offload's detach() may free what it holds.
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -17,85 +25,176 @@
 #include "net.h"
 #include "offload.h"
 #include "rx.h"
+#include "socket.h"
 #include "mroce.h"
 
-static DEFINE_MUTEX(mroce_dp_lock);
-static const struct mroce_dp_ops *mroce_offload_ops;	/* mroce_dp_lock */
+#define MROCE_OFL_LEVELS (MROCE_OFL_PACKETS | MROCE_OFL_TRANSPORT | \
+			  MROCE_OFL_DATAPATH)
+/* the levels this mroce hands to an offload */
+#define MROCE_OFL_ACCEPTED MROCE_OFL_PACKETS
 
-/*
- * The software datapath: the MetaRoCE engine in the kernel (rx.c) on
- * receive, the IP stack (net.c) on transmit.
- */
-const struct mroce_dp_ops mroce_sw_dp_ops = {
-	.name = "software",
-	.owner = THIS_MODULE,
-	.rx = mroce_rx,
-	.xmit = mroce_net_xmit,
-};
+static DEFINE_MUTEX(mroce_ofl_lock);
+static const struct mroce_offload *mroce_ofl;	/* mroce_ofl_lock */
+
+static int ofl_check(const struct mroce_offload *ofl)
+{
+	if (!ofl || !ofl->name || !ofl->claim || !ofl->attach ||
+	    !ofl->detach)
+		return -EINVAL;
+	if (ofl->version != MROCE_OFFLOAD_VERSION)
+		return -EPROTO;
+	if (!ofl->caps || ofl->caps & ~MROCE_OFL_LEVELS)
+		return -EINVAL;
+	if (ofl->caps & ~MROCE_OFL_ACCEPTED)
+		return -EOPNOTSUPP;
+	if (ofl->caps & MROCE_OFL_PACKETS && !ofl->xmit)
+		return -EINVAL;
+	return 0;
+}
 
 /**
- * mroce_offload_register - offer a hardware datapath for new mroce devices
- * @ops: the offload's entry points; must stay valid until unregistered
+ * mroce_offload_register - offer an offload for new mroce devices
+ * @ofl: the offload's entry points; must stay valid until unregistered
  *
- * Devices created afterwards whose netdev @ops->claim()s use @ops; existing
- * devices keep what they have. Returns 0, -EINVAL for an incomplete table or
- * -EBUSY when another offload is registered.
+ * Devices created afterwards whose netdev @ofl->claim()s run on @ofl;
+ * existing devices keep what they have. Returns 0, -EINVAL for an
+ * incomplete table or unknown caps, -EPROTO for another
+ * MROCE_OFFLOAD_VERSION, -EOPNOTSUPP for a level this mroce does not
+ * accept, or -EBUSY when another offload is registered.
  */
-int mroce_offload_register(const struct mroce_dp_ops *ops)
+int mroce_offload_register(const struct mroce_offload *ofl)
 {
-	int err = 0;
+	int err = ofl_check(ofl);
 
-	if (!ops || !ops->name || !ops->claim || !ops->xmit || !ops->rx)
-		return -EINVAL;
-
-	mutex_lock(&mroce_dp_lock);
-	if (mroce_offload_ops)
+	if (err) {
+		pr_warn("offload %s refused: %d\n",
+			ofl && ofl->name ? ofl->name : "?", err);
+		return err;
+	}
+	mutex_lock(&mroce_ofl_lock);
+	if (mroce_ofl)
 		err = -EBUSY;
 	else
-		mroce_offload_ops = ops;
-	mutex_unlock(&mroce_dp_lock);
+		mroce_ofl = ofl;
+	mutex_unlock(&mroce_ofl_lock);
 
 	if (!err)
-		pr_info("datapath offload %s registered\n", ops->name);
+		pr_info("datapath offload %s registered (caps %#x)\n",
+			ofl->name, ofl->caps);
 	return err;
 }
 EXPORT_SYMBOL_GPL(mroce_offload_register);
 
 /**
- * mroce_offload_unregister - stop offering @ops to new devices
- * @ops: the table passed to mroce_offload_register()
+ * mroce_offload_unregister - stop offering @ofl to new devices
+ * @ofl: the table passed to mroce_offload_register()
  *
- * Devices already using @ops keep a reference on @ops->owner, so a module
- * cannot unload while they exist; it has to remove them (`rdma link
- * delete`) or unregister their netdevs first.
+ * Devices already using @ofl keep a reference on @ofl->owner, so its
+ * module cannot unload while they exist; they go with `rdma link delete`
+ * or when their netdev is unregistered.
  */
-void mroce_offload_unregister(const struct mroce_dp_ops *ops)
+void mroce_offload_unregister(const struct mroce_offload *ofl)
 {
-	mutex_lock(&mroce_dp_lock);
-	if (mroce_offload_ops == ops)
-		mroce_offload_ops = NULL;
-	mutex_unlock(&mroce_dp_lock);
+	mutex_lock(&mroce_ofl_lock);
+	if (mroce_ofl == ofl)
+		mroce_ofl = NULL;
+	mutex_unlock(&mroce_ofl_lock);
 }
 EXPORT_SYMBOL_GPL(mroce_offload_unregister);
 
-/* Ops for a new device on @ndev, with a reference on their module. */
-const struct mroce_dp_ops *mroce_dp_get(struct net_device *ndev)
+/* the registered offload if it claims @ndev, with its module pinned */
+static const struct mroce_offload *ofl_get(struct net_device *ndev)
 {
-	const struct mroce_dp_ops *ops = &mroce_sw_dp_ops;
+	const struct mroce_offload *ofl = NULL;
 
-	mutex_lock(&mroce_dp_lock);
-	if (mroce_offload_ops && try_module_get(mroce_offload_ops->owner)) {
-		if (mroce_offload_ops->claim(ndev))
-			ops = mroce_offload_ops;
+	mutex_lock(&mroce_ofl_lock);
+	if (mroce_ofl && try_module_get(mroce_ofl->owner)) {
+		if (mroce_ofl->claim(ndev))
+			ofl = mroce_ofl;
 		else
-			module_put(mroce_offload_ops->owner);
+			module_put(mroce_ofl->owner);
 	}
-	mutex_unlock(&mroce_dp_lock);
-	return ops;
+	mutex_unlock(&mroce_ofl_lock);
+	return ofl;
 }
 
-void mroce_dp_put(const struct mroce_dp_ops *ops)
+/*
+ * A new device's datapath (newlink, process context): the registered
+ * offload's if it claims the netdev and attaches, else the software one.
+ * A failed attach fails the device rather than running it on a datapath
+ * the administrator did not ask for.
+ */
+int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name)
 {
-	if (ops && ops != &mroce_sw_dp_ops)
-		module_put(ops->owner);
+	struct mroce_ofl_port *port = &mdev->ofl;
+	struct mroce_ofl_port_info info = {
+		.ndev = mdev->ndev,
+		.udp_dport = mroce_udp_dport(),
+		.ibdev_name = ibdev_name,
+	};
+	const struct mroce_offload *ofl = ofl_get(mdev->ndev);
+	int err;
+
+	port->mdev = mdev;
+	if (!ofl)
+		return 0;
+	err = ofl->attach(port, &info, &port->priv);
+	if (err) {
+		pr_err("%s: offload %s did not attach: %d\n", mdev->ndev->name,
+		       ofl->name, err);
+		module_put(ofl->owner);
+		return err;
+	}
+	static_branch_inc(&mroce_ofl_in_use);
+	port->ofl = ofl;
+	WRITE_ONCE(port->live, true);
+	return 0;
 }
+
+/* teardown, before the receive path goes: refuse the offload's upcalls */
+void mroce_ofl_dev_stop(struct mroce_dev *mdev)
+{
+	WRITE_ONCE(mdev->ofl.live, false);
+}
+
+/* teardown, when nothing sends any more: detach and unpin the offload */
+void mroce_ofl_dev_exit(struct mroce_dev *mdev)
+{
+	struct mroce_ofl_port *port = &mdev->ofl;
+	const struct mroce_offload *ofl = port->ofl;
+
+	if (!ofl)
+		return;
+	WRITE_ONCE(port->live, false);
+	synchronize_rcu();		/* upcalls that saw it live */
+	ofl->detach(port->priv);
+	port->ofl = NULL;
+	port->priv = NULL;
+	static_branch_dec(&mroce_ofl_in_use);
+	module_put(ofl->owner);
+}
+
+/* sysfs `datapath` */
+const char *mroce_ofl_name(const struct mroce_dev *mdev)
+{
+	return mdev->ofl.ofl ? mdev->ofl.ofl->name : "software";
+}
+
+/**
+ * mroce_ofl_rx - a MetaRoCE packet from an offload at level PACKETS
+ * @port: the port attach() was given
+ * @skb:  the packet, as include/mroce/offload.h describes; consumed
+ */
+void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb)
+{
+	rcu_read_lock();
+	if (likely(READ_ONCE(port->live))) {
+		mroce_counter_inc(port->mdev, MROCE_CNT_RX_PACKETS);
+		mroce_counter_inc(port->mdev, MROCE_CNT_RX_OFFLOAD);
+		mroce_rx(port->mdev, skb);
+	} else {
+		kfree_skb(skb);
+	}
+	rcu_read_unlock();
+}
+EXPORT_SYMBOL_GPL(mroce_ofl_rx);

@@ -33,7 +33,7 @@
 #include <net/udp_tunnel.h>
 
 #include "socket.h"
-#include "offload.h"
+#include "rx.h"
 #include "mroce.h"
 
 struct mroce_net {
@@ -90,7 +90,7 @@ static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 			continue;
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
 		__skb_pull(skb, sizeof(struct udphdr));
-		mdev->dp->rx(mdev, skb);
+		mroce_rx(mdev, skb);
 		return 0;
 	}
 	net_dbg_ratelimited("mroce: datagram from %s for no device\n",
@@ -203,6 +203,10 @@ int mroce_net_attach(struct mroce_dev *mdev)
 		list_add_tail_rcu(&mdev->net_node, &mnet->devs);
 		mdev->net_listed = true;
 		mdev->mnet = mnet;
+		/* they stay open while the namespace has devices */
+		mdev->tx_sk[0] = mnet->sock4->sk;
+		mdev->tx_sk[1] = mnet->sock6 ? mnet->sock6->sk : NULL;
+		mdev->udp_dport = mroce_udp_port;
 	}
 	mutex_unlock(&mnet->lock);
 	return err;
@@ -246,6 +250,7 @@ void mroce_net_detach(struct mroce_dev *mdev)
 		mroce_net_close(mnet);
 	mutex_unlock(&mnet->lock);
 	mdev->mnet = NULL;
+	mdev->tx_sk[0] = mdev->tx_sk[1] = NULL;
 }
 
 static int __net_init mroce_net_init(struct net *net)
@@ -291,15 +296,6 @@ int mroce_socket_init(u16 udp_port)
 u16 mroce_udp_dport(void)
 {
 	return mroce_udp_port;
-}
-
-/* the sockets live as long as the namespace has devices, so as long as @mdev */
-struct sock *mroce_net_sk(struct mroce_dev *mdev, bool v6)
-{
-	struct socket *sock = v6 ? READ_ONCE(mdev->mnet->sock6) :
-				   READ_ONCE(mdev->mnet->sock4);
-
-	return sock ? sock->sk : NULL;
 }
 
 u64 mroce_net_no_device(struct mroce_dev *mdev)

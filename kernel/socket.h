@@ -5,8 +5,9 @@
  * Each namespace that holds at least one mroce device has one IPv4 and one
  * IPv6 (v6only) kernel UDP socket bound to the module's udp_port, opened
  * when its first device attaches and closed when its last one detaches.
- * Received datagrams go to the device whose netdev they came in on, through
- * that device's datapath ops (offload.h).
+ * Received datagrams go to the device whose netdev they came in on
+ * (mroce_rx()). An attached device has its namespace's sockets and the UDP
+ * port in mdev->tx_sk[] and mdev->udp_dport, for net.c's sends.
  */
 #ifndef MROCE_SOCKET_H
 #define MROCE_SOCKET_H
@@ -26,8 +27,6 @@ void mroce_net_detach(struct mroce_dev *mdev);
 
 /* the MetaRoCE UDP port (the module parameter) */
 u16 mroce_udp_dport(void);
-/* @mdev's namespace's socket for sending, IPv6 or IPv4; NULL if none */
-struct sock *mroce_net_sk(struct mroce_dev *mdev, bool v6);
 /* datagrams @mdev's namespace received for no device (net_no_device) */
 u64 mroce_net_no_device(struct mroce_dev *mdev);
 

@@ -391,6 +391,8 @@ FILES = [
      "the module parameters (read-only except \\fBfill_mtu\\fR)"),
     ("/sys/class/infiniband/NAME/mroce_abi",
      "the kernel/provider ABI version of device NAME"),
+    ("/sys/class/infiniband/NAME/datapath",
+     "what runs the device's datapath: \\fBsoftware\\fR or an offload's name"),
     ("/sys/class/infiniband/NAME/planes",
      "the device's planes; write \\fBadd\\fR \\fIDEV\\fR or \\fBdel\\fR \\fIDEV\\fR"),
     ("/sys/class/infiniband/NAME/ports/1/hw_counters/",
@@ -401,6 +403,8 @@ FILES = [
      "tells libibverbs to load the provider, libmroce-rdmav34.so"),
     ("/lib/modules/KVER/updates/mroce.ko",
      "the module, where \\fBmake install\\fR puts it"),
+    ("/lib/modules/KVER/updates/mroce_swnic.ko",
+     "the software NIC, an offload at the packets level (Documentation/offload.rst)"),
 ]
 
 SEE_ALSO = ["rdma(8)", "rdma-link(8)", "rdma-statistic(8)", "rdma-resource(8)",

@@ -151,6 +151,9 @@ check "mroce.ko from dkms: vermagic $KVER, name mroce, needs ib_core" bash -c \
 check "mroce.ko from dkms: the rdma link type alias" bash -c \
   "modinfo -F alias '$KO' | grep -qx 'rdma-link-mroce'"
 [ -f "$KO" ] && echo "# dkms-built mroce.ko: $(stat -c %s "$KO") bytes"
+check "mroce_swnic.ko from dkms: vermagic $KVER, needs mroce" bash -c \
+  "k='${KO%/*}/mroce_swnic.ko'; modinfo \"\$k\" &&
+   [ \"\$(modinfo -F vermagic \"\$k\" | cut -d' ' -f1)\" = '$KVER' ] && modinfo -F depends \"\$k\" | grep -qw mroce"
 
 # --- the guest: provider from the .deb, module from dkms ---------------------
 if [ "$GUEST" = 1 ]; then

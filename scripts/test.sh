@@ -54,8 +54,10 @@ step rig-fetch needs=setup scripts/vm/fetch-debs.sh
 step rig-image needs=rig-fetch scripts/vm/build-initramfs.sh
 step guest needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-foundation tests/vm/foundation.sh
+# the datapath suite on mroce's software datapath, then with the software
+# NIC (mroce_swnic, Documentation/offload.rst) running both devices
 step guest-datapath needs=module,provider,rig-image \
-  scripts/vm/run-guest.sh -P -t 1800 -n ci-datapath tests/vm/datapath.sh
+  scripts/vm/run-guest.sh -P -t 1800 -n ci-datapath tests/vm/datapath.sh -- drivers=mroce,swnic
 step guest-wr needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_dmabuf_exp.ko -t 900 -n ci-wr tests/vm/wr-check.sh
 step guest-cq needs=module,provider,rig-image \
@@ -66,6 +68,10 @@ step guest-trace needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
 step guest-frwr needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_frwr_test.ko -t 300 -n ci-frwr tests/vm/frwr.sh
+# the offload boundary: registration contract, claim/attach/unload, a
+# device on the software NIC against one on software, then both
+step guest-offload needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -f tests/kmod/mroce_ofl_test.ko -t 600 -n ci-offload tests/vm/offload.sh
 step packages needs=module,provider,rig-image scripts/packages.sh --guest
 # guest-fabric has a known, pre-existing failure (roughly one run in five
 # here): after the black hole and the plane going down, the client's paths
@@ -73,12 +79,17 @@ step packages needs=module,provider,rig-image scripts/packages.sh --guest
 # retry exceeded (Documentation/testing.rst, "Known failures"). Until that
 # is fixed the step runs a second time after a failure, says so, and keeps
 # both runs' logs; two failures in a row fail it.
-fabric_twice() {
-  env GUEST_T=600 RUN_NAME=ci-fabric tests/vm/fabric.sh --boot && return 0
-  echo "RETRY guest-fabric: the first run failed (scripts/vm/runs/ci-fabric, events.trace there); once more"
-  env GUEST_T=600 RUN_NAME=ci-fabric-2 tests/vm/fabric.sh --boot
+fabric_twice() {  # fabric_twice RUN-NAME [ARGS]
+  local n=$1
+  shift
+  env GUEST_T=600 RUN_NAME="$n" tests/vm/fabric.sh --boot "$@" && return 0
+  echo "RETRY $n: the first run failed (scripts/vm/runs/$n, events.trace there); once more"
+  env GUEST_T=600 RUN_NAME="$n-2" tests/vm/fabric.sh --boot "$@"
 }
-step guest-fabric needs=module,provider,rig-image fabric_twice
+step guest-fabric needs=module,provider,rig-image fabric_twice ci-fabric
+# the same through the software NIC (the black hole and the plane down
+# with mroce_swnic running both devices)
+step guest-fabric-swnic needs=module,provider,rig-image fabric_twice ci-fabric-swnic datapath=swnic
 # kernel ULPs on mroce (issue 11): NVMe-oF and NFS over RDMA, in the
 # storage image (fio, nvme-cli, NFS tools: RIG_STORAGE=1)
 step rig-storage needs=rig-fetch \

@@ -5,7 +5,7 @@
 # the exit status.
 #
 #   scripts/vm/run-guest.sh [options] SCRIPT [-- ARGS...]
-#     -P          share the project's build outputs: mroce.ko,
+#     -P          share the project's build outputs: mroce.ko, mroce_swnic.ko,
 #                 libmroce-rdmav34.so, mroce.driver, build/tests/*,
 #                 tests/vm/*.sh (the guest sees /mnt/host/<name>)
 #     -f PATH     more files/folders for the share (repeatable)
@@ -58,7 +58,7 @@ NAME=${NAME:-$(basename "$SCRIPT" .sh)-$(date +%H%M%S)}
 RUN=$RUNS/$NAME; rm -rf "$RUN"; mkdir -p "$RUN/share/out"
 { printf 'set --'; [ $# -eq 0 ] || printf ' %q' "$@"; echo; cat "$SCRIPT"; } > "$RUN/share/run.sh"
 if [ "$PROJECT" = 1 ]; then
-  for f in "$ROOT/mroce.ko" "$ROOT/build/provider/libmroce-rdmav34.so" "$ROOT/build/provider/mroce.driver"; do
+  for f in "$ROOT/mroce.ko" "$ROOT/mroce_swnic.ko" "$ROOT/build/provider/libmroce-rdmav34.so" "$ROOT/build/provider/mroce.driver"; do
     [ -f "$f" ] || { echo "missing $f: run make" >&2; exit 2; }
     FILES+=("$f")
   done

@@ -8,7 +8,9 @@
 #   scripts/vm/run-guest.sh -P tests/vm/datapath.sh [-- ARGS]
 #     drivers=mroce      which drivers, comma-separated, each in its own
 #                        topology, one after the other: mroce (two network
-#                        namespaces, topo_netns) and/or rxe (rdma_rxe, both
+#                        namespaces, topo_netns), swnic (the same with
+#                        mroce_swnic, the software NIC, running both
+#                        devices' datapath: devices sA/sB) and/or rxe (rdma_rxe, both
 #                        ends in init_net with policy routing, topo_init:
 #                        rxe in 6.1 works only in init_net)
 #     xfer_ops=300       mroce-xfer operations, lossless
@@ -77,7 +79,11 @@ suite() {	# suite DRIVER
 		t_ok "$DRV: rdma link add rxe0, rxe1" bash -c \
 			'rdma link add rxe0 type rxe netdev vethA && rdma link add rxe1 type rxe netdev vethB'
 	else
-		t_here "$DRV: two namespaces, one device in each" topo_netns "$DRV"
+		t_here "$DRV: two namespaces, one device in each" topo_netns "$(driver_link "$DRV")" "${DRV:0:1}"
+	fi
+	if [ "$DRV" = swnic ]; then
+		t_ok "$DRV: both devices run on the software NIC (sysfs datapath)" bash -c \
+			"grep -x mroce_swnic /sys/class/infiniband/$C_DEV/datapath && grep -x mroce_swnic /sys/class/infiniband/$S_DEV/datapath"
 	fi
 	t_ok "$DRV: both ports ACTIVE" t_wait 10 bash -c "grep -q ACTIVE /sys/class/infiniband/$C_DEV/ports/1/state && grep -q ACTIVE /sys/class/infiniband/$S_DEV/ports/1/state"
 	t_ok "$DRV: IPv4 RoCE v2 GIDs" t_wait 10 bash -c ". /mnt/host/topo.sh; gid_index $C_DEV $C_IP && gid_index $S_DEV $S_IP"
@@ -182,6 +188,14 @@ suite() {	# suite DRIVER
 	counters "$C_DEV" "$S_DEV"
 	netem_off
 
+	if [ "$DRV" = swnic ]; then
+		t_ok "$DRV: the traffic crossed the software NIC (rx_offload, tx_offload on both)" bash -c \
+			"for d in $C_DEV $S_DEV; do for c in rx_offload tx_offload; do v=\$(cat /sys/class/infiniband/\$d/ports/1/hw_counters/\$c); echo \$d \$c \$v; [ \$v -gt 1000 ] || exit 1; done; done"
+		t_ok "$DRV: no frame failed its checks (swnic debugfs)" bash -c \
+			"cat /sys/kernel/debug/mroce_swnic/*; ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+		t_fail "$DRV: rmmod mroce_swnic refused while devices use it" rmmod mroce_swnic
+	fi
+
 	# ---- teardown: resources, devices, module ----
 	t_ok "$DRV: rdma res back to where it was ($C_DEV)" t_wait 10 bash -c \
 		". /mnt/host/topo.sh; r=\$(res_counts $C_DEV); echo \"now: \$r; before: $RES0_C\"; [ \"\$r\" = \"$RES0_C\" ]"
@@ -192,7 +206,8 @@ suite() {	# suite DRIVER
 	t_ok "$DRV: rdma link delete $S_DEV" "${SX[@]}" rdma link delete "$S_DEV"
 	t_ok "$DRV: devices gone" t_wait 10 bash -c "[ ! -e /sys/class/infiniband/$C_DEV ] && [ ! -e /sys/class/infiniband/$S_DEV ]"
 	n=$(driver_module "$DRV")
-	t_ok "$DRV: rmmod $n" rmmod "$n"
+	# shellcheck disable=SC2086
+	t_ok "$DRV: rmmod $n" rmmod $n
 	if [ "$DRV" = rxe ]; then topo_init_del; else topo_netns_del; fi
 	t_ok "$DRV: kernel log clean so far" bash -c \
 		'! dmesg | grep -E "WARNING:|BUG:|Oops|RIP:|soft lockup|hung_task"'
@@ -201,6 +216,6 @@ suite() {	# suite DRIVER
 }
 
 echo "# kernel $(uname -r), $(nproc) cpus, drivers $DRIVERS"
-case ",$DRIVERS," in *,mroce,*) t_ok "install module and provider" mroce_install;; esac
+case ",$DRIVERS," in *,mroce,*|*,swnic,*) t_ok "install module and provider" mroce_install;; esac
 for d in ${DRIVERS//,/ }; do suite "$d"; done
 t_done

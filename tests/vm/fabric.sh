@@ -19,6 +19,9 @@
 #                  without it
 #     plane_mode=carrier   how the plane goes down (fabric.sh plane-down)
 #     seed=N       mroce-xfer seed (default: new each run; printed)
+#     datapath=software|swnic   swnic: load mroce_swnic (the software NIC,
+#                  Documentation/offload.rst) so that both devices run on
+#                  it, and check that their packets crossed it
 #   env (--boot): GUEST_T=300 guest time limit
 #
 # Client (requester) mroce0 on h1p0 in fh1, server mroce1 on h2p0 in fh2;
@@ -50,10 +53,11 @@ fi
 # shellcheck source=scripts/fabric.sh
 . "$FABDIR/fabric.sh"
 
-SECS=12 NPLANES=2 PMODE=carrier SEED=""
+SECS=12 NPLANES=2 PMODE=carrier SEED="" DP=software
 for a in "$@"; do
 	case $a in
 	secs=*) SECS=${a#*=};; planes=*) NPLANES=${a#*=};; plane_mode=*) PMODE=${a#*=};;
+	datapath=software|datapath=swnic) DP=${a#*=};;
 	seed=*) SEED=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -87,9 +91,11 @@ qp_check() {
 }
 running() { kill -0 "$1" 2>/dev/null; }
 
-echo "# kernel $(uname -r), $(nproc) cpus; secs=$SECS planes=$NPLANES plane_mode=$PMODE"
+echo "# kernel $(uname -r), $(nproc) cpus; secs=$SECS planes=$NPLANES plane_mode=$PMODE datapath=$DP"
 t_ok "install module and provider" mroce_install
 t_ok "modules" modprobe -a ib_uverbs rdma_ucm veth sch_netem mroce
+[ "$DP" = software ] || t_ok "the software NIC takes every new device" modprobe mroce_swnic netdevs='*'
+want_dp=$([ "$DP" = swnic ] && echo mroce_swnic || echo software)
 # the connection's events (mroce.rst "Tracepoints") while the test runs,
 # kept in $PAIR_LOG/events.trace: what a failure went through
 TR=/sys/kernel/tracing
@@ -113,6 +119,8 @@ t_wait 10 gid_index mroce0 "$(fab_ip 1 0)" > /dev/null
 t_wait 10 gid_index mroce1 "$(fab_ip 2 0)" > /dev/null
 G1=$(gid_index mroce0 "$(fab_ip 1 0)") G2=$(gid_index mroce1 "$(fab_ip 2 0)")
 t_ok "RoCE v2 GIDs of the plane 0 addresses (client $G1, server $G2)" test -n "$G1" -a -n "$G2"
+t_ok "both devices' datapath is $want_dp" bash -c \
+	"grep -qx $want_dp /sys/class/infiniband/mroce0/datapath && grep -qx $want_dp /sys/class/infiniband/mroce1/datapath"
 
 # ---- planes ---------------------------------------------------------------
 PLANES=0
@@ -196,6 +204,14 @@ t_ok "all $N operations done" grep -qE "^xfer: $N ops" "$PAIR_LOG/main.cli"
 rdma stat show link mroce0/1 | tr ' ' '\n' | grep -E '^(tx_data|tx_retx|spurious_retx|loss_fast|loss_rto|rto|path_failed|path_recovered|path_repath|path_silent|conn_fail)$' -A1 |
 	paste -sd' ' | sed 's/ -- / /g; s/^/# mroce0 counters: /'
 t_ok "the peers' connection is established" grep -q established "$PAIR_LOG/peers-during"
+if [ "$DP" = swnic ]; then
+	for d in mroce0 mroce1; do
+		t_ok "$d's packets crossed the software NIC (rx_offload, tx_offload)" bash -c \
+			"h=/sys/class/infiniband/$d/ports/1/hw_counters; echo rx \$(cat \$h/rx_offload) tx \$(cat \$h/tx_offload); [ \$(cat \$h/rx_offload) -gt 1000 ] && [ \$(cat \$h/tx_offload) -gt 1000 ]"
+	done
+	t_ok "no frame failed the software NIC's checks" bash -c \
+		"cat /sys/kernel/debug/mroce_swnic/*; ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+fi
 
 # ---- back to normal ------------------------------------------------------------
 [ "$PLANES" = 1 ] && t_here "plane 1 up" fab_plane_up 1
@@ -203,6 +219,7 @@ t_here "spine $bi restored" fab_restore
 t_ok "a transfer after the repair (40 ops)" pair after 120 ready=tcp:18600 "${XS[@]}" -- "${XC[@]}" -n 40 10.254.0.2
 t_ok "rdma link delete mroce0, mroce1" bash -c "${X1[*]} rdma link delete mroce0 && ${X2[*]} rdma link delete mroce1"
 fab_down > /dev/null
+[ "$DP" = software ] || t_ok "rmmod mroce_swnic" rmmod mroce_swnic
 t_ok "kernel log clean" bash -c '! dmesg | grep -E "WARNING:|BUG:|Oops|RIP:|soft lockup|hung_task"'
 say "done"
 t_done

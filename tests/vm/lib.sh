@@ -2,7 +2,7 @@
 # Guest-side helpers for mroce's VM tests; source it from a test run by
 # scripts/vm/run-guest.sh -P (the share, /mnt/host, holds our build outputs).
 #
-#   mroce_install        mroce.ko into /lib/modules/$(uname -r)/extra + depmod
+#   mroce_install        mroce.ko (and mroce_swnic.ko) into /lib/modules/$(uname -r)/extra + depmod
 #                        (so `modprobe mroce` and autoload by `rdma link add`
 #                        work), the provider into libibverbs' provider folder
 #                        and mroce.driver into /etc/libibverbs.d/
@@ -21,6 +21,9 @@ mroce_install() {
 
 	mkdir -p "$kdir" "$pdir" /etc/libibverbs.d || return 1
 	cp "$MROCE_SHARE/mroce.ko" "$kdir/" || return 1
+	if [ -f "$MROCE_SHARE/mroce_swnic.ko" ]; then
+		cp "$MROCE_SHARE/mroce_swnic.ko" "$kdir/" || return 1
+	fi
 	depmod -a || return 1
 	cp "$MROCE_SHARE/libmroce-rdmav34.so" "$pdir/" || return 1
 	cp "$MROCE_SHARE/mroce.driver" /etc/libibverbs.d/ || return 1

@@ -35,16 +35,21 @@
 PAIR_LOG=${PAIR_LOG:-/tmp/pairs}
 mkdir -p "$PAIR_LOG"
 
-driver_load() {	# driver_load mroce|rxe
+# swnic: mroce with its software NIC (mroce_swnic) taking every new device
+driver_load() {	# driver_load mroce|swnic|rxe
 	modprobe -a ib_uverbs rdma_ucm veth sch_netem || return 1
 	case $1 in
 	mroce) grep -q '^mroce ' /proc/modules || modprobe mroce;;
+	swnic) { grep -q '^mroce ' /proc/modules || modprobe mroce; } &&
+		modprobe mroce_swnic netdevs='*';;
 	rxe) modprobe rdma_rxe;;
 	*) echo "unknown driver $1" >&2; return 1;;
 	esac
 }
 
-driver_module() { case $1 in mroce) echo mroce;; rxe) echo rdma_rxe;; esac; }
+driver_module() { case $1 in mroce) echo mroce;; swnic) echo mroce_swnic mroce;; rxe) echo rdma_rxe;; esac; }
+# the rdma link type of a driver_load name
+driver_link() { case $1 in swnic) echo mroce;; *) echo "$1";; esac; }
 
 topo_netns() {	# topo_netns DRIVER [PREFIX]: nsA/nsB, devices ${PREFIX}A/${PREFIX}B
 	local drv=$1 p=${2:-}

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mroce_swnic: a software NIC behind mroce's offload boundary
+ * (include/mroce/offload.h, Documentation/offload.rst).
+ *
+ * It takes the mroce devices created on the netdevs named in its
+ * `netdevs` parameter and runs, for them, what a NIC at the boundary's
+ * PACKETS level runs:
+ *
+ *  - transmit: mroce hands over a MetaRoCE packet and how to frame it
+ *    (struct mroce_ofl_tx); the packet goes on the port's transmit ring,
+ *    and the port's NAPI poll (the NIC's transmit engine, in softirq on a
+ *    dummy netdev of its own, not in mroce's call) builds the UDP and IP
+ *    headers, computes both checksums in full and sends the frame on the
+ *    route mroce chose;
+ *  - receive: an rx_handler on the netdev (the NIC's classifier) takes the
+ *    frames addressed to this host's MetaRoCE UDP port, checks the IP
+ *    header, the lengths and the UDP checksum, and hands the MetaRoCE
+ *    packet up with mroce_ofl_rx(). Everything else, and fragments, goes
+ *    on to the stack untouched.
+ *
+ * It uses nothing of mroce but that header, as a vendor driver would.
+ *
+ * Locking: RTNL guards the rx_handler registration and is taken before
+ * swnic_lock (a mutex), which guards the port list; the `netdevs`
+ * parameter is read under the module's parameter lock; the transmit ring
+ * is an sk_buff_head with its own lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/udp.h>
+
+#include <mroce/offload.h>
+
+static char swnic_netdevs[256];
+module_param_string(netdevs, swnic_netdevs, sizeof(swnic_netdevs), 0644);
+MODULE_PARM_DESC(netdevs,
+		 "netdevs whose new mroce devices run on this NIC: names separated by commas, or * for every Ethernet netdev (read at each `rdma link add`)");
+
+static unsigned int swnic_tx_ring = 1024;
+module_param_named(tx_ring, swnic_tx_ring, uint, 0444);
+MODULE_PARM_DESC(tx_ring,
+		 "frames a port's transmit ring holds (16..65536); when it is full, xmit refuses the packet (mroce counts tx_drop_xmit)");
+
+
+enum swnic_stat {
+	SWNIC_TX_FRAMES,	/* frames sent */
+	SWNIC_TX_RING_FULL,	/* packets refused: the ring was full */
+	SWNIC_TX_ERRORS,	/* packets not framed: no route, no headroom */
+	SWNIC_TX_DROPPED,	/* frames the layers below dropped (qdisc full) */
+	SWNIC_RX_FRAMES,	/* MetaRoCE frames handed up */
+	SWNIC_RX_BAD_HEADER,	/* dropped: IP header or length wrong */
+	SWNIC_RX_BAD_CSUM,	/* dropped: UDP checksum wrong */
+	SWNIC_NSTATS
+};
+
+static const char *const swnic_stat_names[SWNIC_NSTATS] = {
+	[SWNIC_TX_FRAMES] = "tx_frames",
+	[SWNIC_TX_RING_FULL] = "tx_ring_full",
+	[SWNIC_TX_ERRORS] = "tx_errors",
+	[SWNIC_TX_DROPPED] = "tx_dropped",
+	[SWNIC_RX_FRAMES] = "rx_frames",
+	[SWNIC_RX_BAD_HEADER] = "rx_bad_header",
+	[SWNIC_RX_BAD_CSUM] = "rx_bad_csum",
+};
+
+/* one mroce device this NIC runs */
+struct swnic_port {
+	struct mroce_ofl_port *host;	/* mroce's handle, for mroce_ofl_rx() */
+	struct net_device *ndev;	/* mroce holds it until after detach */
+	char name[64];			/* the mroce device's */
+	__be16 dport;
+	bool rx_on;			/* the rx_handler is ours; RTNL */
+	struct sk_buff_head txq;	/* the transmit ring */
+	struct napi_struct napi;	/* the transmit engine */
+	struct net_device napi_dev;	/* dummy: NAPI needs a netdev */
+	struct list_head node;		/* swnic_ports; swnic_lock */
+	struct dentry *dbg;
+	atomic64_t stats[SWNIC_NSTATS];
+};
+
+static DEFINE_MUTEX(swnic_lock);
+static LIST_HEAD(swnic_ports);		/* swnic_lock */
+static struct dentry *swnic_dbg;
+
+static void swnic_count(struct swnic_port *p, enum swnic_stat s)
+{
+	atomic64_inc(&p->stats[s]);
+}
+
+/* --- claim: the `netdevs` parameter ---------------------------------------- */
+
+static bool swnic_wants(const struct net_device *ndev)
+{
+	char list[sizeof(swnic_netdevs)], *cur, *name;
+	bool yes = false;
+
+	kernel_param_lock(THIS_MODULE);
+	strscpy(list, swnic_netdevs, sizeof(list));
+	kernel_param_unlock(THIS_MODULE);
+
+	cur = strim(list);
+	while (!yes && (name = strsep(&cur, ",")) != NULL) {
+		name = strim(name);
+		yes = !strcmp(name, "*") || !strcmp(name, ndev->name);
+	}
+	return yes;
+}
+
+static bool swnic_claim(struct net_device *ndev)
+{
+	return ndev->type == ARPHRD_ETHER && !(ndev->flags & IFF_LOOPBACK) &&
+	       swnic_wants(ndev);
+}
+
+/* --- transmit ----------------------------------------------------------- */
+
+/* the framing travels with the packet on the ring */
+static_assert(sizeof(struct mroce_ofl_tx) <= sizeof_field(struct sk_buff, cb));
+
+static struct mroce_ofl_tx *tx_of(struct sk_buff *skb)
+{
+	return (struct mroce_ofl_tx *)skb->cb;
+}
+
+static int swnic_xmit(void *priv, struct sk_buff *skb,
+		      const struct mroce_ofl_tx *tx)
+{
+	struct swnic_port *p = priv;
+
+	if (unlikely(skb_queue_len(&p->txq) >= swnic_tx_ring ||
+		     (tx->family != AF_INET && tx->family != AF_INET6))) {
+		swnic_count(p, SWNIC_TX_RING_FULL);
+		kfree_skb(skb);
+		return -ENOBUFS;
+	}
+	*tx_of(skb) = *tx;
+	skb_queue_tail(&p->txq, skb);
+	/* the doorbell: in process context, enabling BH runs the poll */
+	local_bh_disable();
+	napi_schedule(&p->napi);
+	local_bh_enable();
+	return 0;
+}
+
+static int swnic_frame4(struct net *net, struct sk_buff *skb,
+			const struct mroce_ofl_tx *tx, struct udphdr *uh)
+{
+	int ulen = skb->len;
+	struct iphdr *iph;
+
+	uh->check = csum_tcpudp_magic(tx->saddr.v4, tx->daddr.v4, ulen,
+				      IPPROTO_UDP, csum_partial(uh, ulen, 0));
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+
+	iph = skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = tx->tos;
+	iph->tot_len = htons(skb->len);
+	iph->frag_off = htons(IP_DF);
+	iph->ttl = tx->ttl;
+	iph->protocol = IPPROTO_UDP;
+	iph->saddr = tx->saddr.v4;
+	iph->daddr = tx->daddr.v4;
+	__ip_select_ident(net, iph, 1);
+	ip_send_check(iph);
+
+	skb->protocol = htons(ETH_P_IP);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	return ip_local_out(net, NULL, skb);
+}
+
+static int swnic_frame6(struct net *net, struct sk_buff *skb,
+			const struct mroce_ofl_tx *tx, struct udphdr *uh)
+{
+	int ulen = skb->len;
+	struct ipv6hdr *ip6h;
+
+	uh->check = csum_ipv6_magic(&tx->saddr.v6, &tx->daddr.v6, ulen,
+				    IPPROTO_UDP, csum_partial(uh, ulen, 0));
+	if (!uh->check)
+		uh->check = CSUM_MANGLED_0;
+
+	ip6h = skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6_flow_hdr(ip6h, tx->tos, 0);
+	ip6h->payload_len = htons(ulen);
+	ip6h->nexthdr = IPPROTO_UDP;
+	ip6h->hop_limit = tx->ttl;
+	ip6h->saddr = tx->saddr.v6;
+	ip6h->daddr = tx->daddr.v6;
+
+	skb->protocol = htons(ETH_P_IPV6);
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	return ip6_local_out(net, NULL, skb);
+}
+
+/* build one frame around a packet from the ring and send it */
+static void swnic_send(struct swnic_port *p, struct sk_buff *skb)
+{
+	struct mroce_ofl_tx tx = *tx_of(skb);
+	struct dst_entry *dst = skb_dst(skb);
+	struct udphdr *uh;
+	int err;
+
+	if (unlikely(!dst || skb_linearize(skb) ||
+		     skb_cow_head(skb, sizeof(*uh) + sizeof(struct ipv6hdr) +
+				  LL_RESERVED_SPACE(dst->dev)))) {
+		swnic_count(p, SWNIC_TX_ERRORS);
+		kfree_skb(skb);
+		return;
+	}
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = tx.sport;
+	uh->dest = tx.dport;
+	uh->len = htons(skb->len);
+	uh->check = 0;
+	skb->ip_summed = CHECKSUM_NONE;
+	skb->dev = dst->dev;
+
+	if (tx.family == AF_INET)
+		err = swnic_frame4(dev_net(dst->dev), skb, &tx, uh);
+	else
+		err = swnic_frame6(dev_net(dst->dev), skb, &tx, uh);
+	swnic_count(p, net_xmit_eval(err) ? SWNIC_TX_DROPPED : SWNIC_TX_FRAMES);
+}
+
+/*
+ * The transmit engine: a NAPI poll that drains the ring, @budget frames a
+ * turn (NAPI's weight, 64). A frame queued while it runs is seen by this
+ * turn or by the next one napi_schedule() asks for.
+ */
+static int swnic_poll(struct napi_struct *napi, int budget)
+{
+	struct swnic_port *p = container_of(napi, struct swnic_port, napi);
+	struct sk_buff *skb;
+	int n = 0;
+
+	while (n < budget && (skb = skb_dequeue(&p->txq))) {
+		swnic_send(p, skb);
+		n++;
+	}
+	if (n < budget)
+		napi_complete_done(napi, n);
+	return n;
+}
+
+/* --- receive ------------------------------------------------------------ */
+
+/* is @skb a UDP datagram to @dport and one of this host's addresses? */
+static bool swnic_is_ours(const struct swnic_port *p, struct sk_buff *skb)
+{
+	struct udphdr _uh;
+	const struct udphdr *uh;
+	unsigned int off;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr _iph;
+		const struct iphdr *iph;
+
+		iph = skb_header_pointer(skb, 0, sizeof(_iph), &_iph);
+		if (!iph || iph->version != 4 || iph->ihl < 5 ||
+		    iph->protocol != IPPROTO_UDP || ip_is_fragment(iph))
+			return false;
+		off = iph->ihl * 4;
+		uh = skb_header_pointer(skb, off, sizeof(_uh), &_uh);
+		return uh && uh->dest == p->dport &&
+		       inet_addr_type_dev_table(dev_net(skb->dev), skb->dev,
+						iph->daddr) == RTN_LOCAL;
+	}
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		struct ipv6hdr _ip6h;
+		const struct ipv6hdr *ip6h;
+
+		ip6h = skb_header_pointer(skb, 0, sizeof(_ip6h), &_ip6h);
+		if (!ip6h || ip6h->version != 6 || ip6h->nexthdr != IPPROTO_UDP)
+			return false;
+		uh = skb_header_pointer(skb, sizeof(*ip6h), sizeof(_uh), &_uh);
+		return uh && uh->dest == p->dport &&
+		       ipv6_chk_addr(dev_net(skb->dev), &ip6h->daddr, NULL, 0);
+	}
+	return false;
+}
+
+/* check and strip the IP and UDP headers of a frame swnic_is_ours() took */
+static int swnic_rx_check(struct sk_buff *skb)
+{
+	unsigned int hlen, len;
+	struct udphdr *uh;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (!pskb_may_pull(skb, sizeof(struct iphdr)))
+			return SWNIC_RX_BAD_HEADER;
+		hlen = ip_hdr(skb)->ihl * 4;
+		if (!pskb_may_pull(skb, hlen) ||
+		    ip_fast_csum(skb->data, ip_hdr(skb)->ihl))
+			return SWNIC_RX_BAD_HEADER;
+		len = ntohs(ip_hdr(skb)->tot_len);
+	} else {
+		if (!pskb_may_pull(skb, sizeof(struct ipv6hdr)))
+			return SWNIC_RX_BAD_HEADER;
+		hlen = sizeof(struct ipv6hdr);
+		len = hlen + ntohs(ipv6_hdr(skb)->payload_len);
+	}
+	if (len > skb->len || len < hlen + sizeof(*uh) ||
+	    pskb_trim_rcsum(skb, len))
+		return SWNIC_RX_BAD_HEADER;
+	skb_reset_network_header(skb);
+	__skb_pull(skb, hlen);
+	skb_reset_transport_header(skb);
+	if (!pskb_may_pull(skb, sizeof(*uh)))
+		return SWNIC_RX_BAD_HEADER;
+	uh = udp_hdr(skb);
+	if (ntohs(uh->len) != skb->len)
+		return SWNIC_RX_BAD_HEADER;
+
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (skb_checksum_init_zero_check(skb, IPPROTO_UDP, uh->check,
+						 inet_compute_pseudo))
+			return SWNIC_RX_BAD_CSUM;
+	} else if (!uh->check ||
+		   skb_checksum_init(skb, IPPROTO_UDP, ip6_compute_pseudo)) {
+		return SWNIC_RX_BAD_CSUM;
+	}
+	if (skb_checksum_complete(skb))
+		return SWNIC_RX_BAD_CSUM;
+	skb->ip_summed = CHECKSUM_UNNECESSARY;
+	__skb_pull(skb, sizeof(*uh));
+	return SWNIC_NSTATS;
+}
+
+/* the classifier: RCU read side, softirq */
+static rx_handler_result_t swnic_rx_handler(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct swnic_port *p = rcu_dereference(skb->dev->rx_handler_data);
+	int bad;
+
+	if (!p || skb->pkt_type != PACKET_HOST || !swnic_is_ours(p, skb))
+		return RX_HANDLER_PASS;
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	bad = swnic_rx_check(skb);
+	if (bad != SWNIC_NSTATS) {
+		swnic_count(p, bad);
+		kfree_skb(skb);
+		return RX_HANDLER_CONSUMED;
+	}
+	swnic_count(p, SWNIC_RX_FRAMES);
+	mroce_ofl_rx(p->host, skb);
+	return RX_HANDLER_CONSUMED;
+}
+
+/* --- ports: attach, detach, netdev events -------------------------------- */
+
+static int swnic_stats_show(struct seq_file *m, void *v)
+{
+	struct swnic_port *p = m->private;
+	int i;
+
+	seq_printf(m, "device %s netdev %s ring %u/%u rx %s\n", p->name,
+		   p->ndev->name, skb_queue_len(&p->txq), swnic_tx_ring,
+		   READ_ONCE(p->rx_on) ? "on" : "off");
+	for (i = 0; i < SWNIC_NSTATS; i++)
+		seq_printf(m, "%s %lld\n", swnic_stat_names[i],
+			   (long long)atomic64_read(&p->stats[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(swnic_stats);
+
+/* RTNL */
+static void swnic_rx_off(struct swnic_port *p)
+{
+	if (!p->rx_on)
+		return;
+	netdev_rx_handler_unregister(p->ndev);	/* waits for handlers */
+	WRITE_ONCE(p->rx_on, false);
+}
+
+static int swnic_attach(struct mroce_ofl_port *host,
+			const struct mroce_ofl_port_info *info, void **priv)
+{
+	struct swnic_port *p;
+	int err;
+
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	p->host = host;
+	p->ndev = info->ndev;
+	p->dport = htons(info->udp_dport);
+	strscpy(p->name, info->ibdev_name, sizeof(p->name));
+	skb_queue_head_init(&p->txq);
+	init_dummy_netdev(&p->napi_dev);
+	netif_napi_add_tx(&p->napi_dev, &p->napi, swnic_poll);
+	napi_enable(&p->napi);
+
+	/* RTNL, then swnic_lock: the netdev notifier's order */
+	rtnl_lock();
+	err = netdev_rx_handler_register(p->ndev, swnic_rx_handler, p);
+	if (!err) {
+		p->rx_on = true;
+		mutex_lock(&swnic_lock);
+		list_add(&p->node, &swnic_ports);
+		mutex_unlock(&swnic_lock);
+	}
+	rtnl_unlock();
+	if (err) {
+		pr_err("%s: cannot take receive on %s: %d\n", p->name,
+		       p->ndev->name, err);
+		napi_disable(&p->napi);
+		netif_napi_del(&p->napi);
+		kfree(p);
+		return err;
+	}
+	p->dbg = debugfs_create_file(p->name, 0400, swnic_dbg, p,
+				     &swnic_stats_fops);
+	pr_info("%s on %s: packets level, transmit ring %u\n", p->name,
+		p->ndev->name, swnic_tx_ring);
+	*priv = p;
+	return 0;
+}
+
+static void swnic_detach(void *priv)
+{
+	struct swnic_port *p = priv;
+
+	debugfs_remove(p->dbg);
+	rtnl_lock();
+	mutex_lock(&swnic_lock);
+	list_del(&p->node);
+	mutex_unlock(&swnic_lock);
+	swnic_rx_off(p);
+	rtnl_unlock();
+	/* mroce sends no more: the engine stops, what is left is dropped */
+	napi_disable(&p->napi);
+	netif_napi_del(&p->napi);
+	skb_queue_purge(&p->txq);
+	pr_info("%s detached from %s\n", p->name, p->ndev->name);
+	kfree(p);
+}
+
+/* a port's netdev going away gives its receive back at once (RTNL) */
+static int swnic_netdev_event(struct notifier_block *nb, unsigned long event,
+			      void *ptr)
+{
+	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
+	struct swnic_port *p;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+	mutex_lock(&swnic_lock);
+	list_for_each_entry(p, &swnic_ports, node)
+		if (p->ndev == ndev)
+			swnic_rx_off(p);
+	mutex_unlock(&swnic_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block swnic_netdev_nb = {
+	.notifier_call = swnic_netdev_event,
+};
+
+static const struct mroce_offload swnic_offload = {
+	.name = "mroce_swnic",
+	.owner = THIS_MODULE,
+	.version = MROCE_OFFLOAD_VERSION,
+	.caps = MROCE_OFL_PACKETS,
+	.claim = swnic_claim,
+	.attach = swnic_attach,
+	.detach = swnic_detach,
+	.xmit = swnic_xmit,
+};
+
+static int __init swnic_init(void)
+{
+	int err;
+
+	swnic_tx_ring = clamp(swnic_tx_ring, 16U, 65536U);
+	err = register_netdevice_notifier(&swnic_netdev_nb);
+	if (err)
+		return err;
+	swnic_dbg = debugfs_create_dir("mroce_swnic", NULL);
+	err = mroce_offload_register(&swnic_offload);
+	if (err)
+		goto err_nb;
+	return 0;
+
+err_nb:
+	debugfs_remove(swnic_dbg);
+	unregister_netdevice_notifier(&swnic_netdev_nb);
+	return err;
+}
+
+/* only once no device uses us: each one pins this module */
+static void __exit swnic_exit(void)
+{
+	mroce_offload_unregister(&swnic_offload);
+	WARN_ON(!list_empty(&swnic_ports));
+	debugfs_remove(swnic_dbg);
+	unregister_netdevice_notifier(&swnic_netdev_nb);
+}
+
+module_init(swnic_init);
+module_exit(swnic_exit);
+
+MODULE_AUTHOR("mroce authors");
+MODULE_DESCRIPTION("Software NIC for mroce: an offload at the packets level");
+MODULE_LICENSE("Dual BSD/GPL");

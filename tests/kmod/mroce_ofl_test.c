@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The offload boundary's registration contract (include/mroce/offload.h),
+ * run in the guest by tests/vm/offload.sh: at load it registers good and
+ * bad tables and checks each answer, printing "ok N - ..." / "not ok N -
+ * ..." lines and a count of failures in the `failed` parameter.
+ *
+ *   insmod mroce_ofl_test.ko [busy=1] [hold=1 [fail_netdev=NAME]]
+ *     busy=1         another offload (mroce_swnic) is registered: a good
+ *                    table must get -EBUSY, and the cases that need the slot
+ *                    free are skipped
+ *     hold=1         leave a table registered until rmmod. Its claim()
+ *                    counts its calls (`claims`) and accepts only
+ *                    fail_netdev, whose attach() then fails with -ENODEV:
+ *                    `rdma link add` on that netdev must fail, on any other
+ *                    it must give a software device.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+
+#include <mroce/offload.h>
+
+static bool busy;
+module_param(busy, bool, 0444);
+static bool hold;
+module_param(hold, bool, 0444);
+static char fail_netdev[IFNAMSIZ];
+module_param_string(fail_netdev, fail_netdev, sizeof(fail_netdev), 0444);
+static int claims;
+module_param(claims, int, 0444);
+static int failed;
+module_param(failed, int, 0444);
+static int attaches;
+module_param(attaches, int, 0444);
+
+static int ncase;
+
+static void expect(const char *what, int got, int want)
+{
+	ncase++;
+	if (got == want) {
+		pr_info("ok %d - %s (%d)\n", ncase, what, got);
+		return;
+	}
+	failed++;
+	pr_info("not ok %d - %s: got %d, want %d\n", ncase, what, got, want);
+}
+
+static bool t_claim(struct net_device *ndev)
+{
+	claims++;
+	return fail_netdev[0] && !strcmp(ndev->name, fail_netdev);
+}
+
+static int t_attach(struct mroce_ofl_port *port,
+		    const struct mroce_ofl_port_info *info, void **priv)
+{
+	attaches++;
+	return -ENODEV;
+}
+
+static void t_detach(void *priv)
+{
+}
+
+static int t_xmit(void *priv, struct sk_buff *skb,
+		  const struct mroce_ofl_tx *tx)
+{
+	kfree_skb(skb);
+	return -ENODEV;
+}
+
+#define GOOD {							\
+	.name = "mroce_ofl_test", .owner = THIS_MODULE,		\
+	.version = MROCE_OFFLOAD_VERSION, .caps = MROCE_OFL_PACKETS,	\
+	.claim = t_claim, .attach = t_attach, .detach = t_detach,	\
+	.xmit = t_xmit }
+
+static struct mroce_offload good = GOOD, other = GOOD, held = GOOD;
+
+/* @o with one member changed must be refused with @want */
+static void refused(const char *what, struct mroce_offload o, int want)
+{
+	int err = mroce_offload_register(&o);
+
+	if (!err)
+		mroce_offload_unregister(&o);
+	expect(what, err, want);
+}
+
+/* a good table with @member set to @value must be refused with @want */
+#define REFUSED(what, member, value, want) do {			\
+		struct mroce_offload o = GOOD;				\
+									\
+		o.member = value;					\
+		refused(what, o, want);					\
+	} while (0)
+
+static void bad_tables(void)
+{
+	expect("NULL table: -EINVAL", mroce_offload_register(NULL), -EINVAL);
+	REFUSED("no name: -EINVAL", name, NULL, -EINVAL);
+	REFUSED("no claim: -EINVAL", claim, NULL, -EINVAL);
+	REFUSED("no attach: -EINVAL", attach, NULL, -EINVAL);
+	REFUSED("no detach: -EINVAL", detach, NULL, -EINVAL);
+	REFUSED("PACKETS without xmit: -EINVAL", xmit, NULL, -EINVAL);
+	REFUSED("another boundary version: -EPROTO", version,
+		MROCE_OFFLOAD_VERSION + 1, -EPROTO);
+	REFUSED("no level: -EINVAL", caps, 0, -EINVAL);
+	REFUSED("an unknown capability bit: -EINVAL", caps,
+		MROCE_OFL_PACKETS | BIT(9), -EINVAL);
+	REFUSED("TRANSPORT, not accepted by this mroce: -EOPNOTSUPP", caps,
+		MROCE_OFL_PACKETS | MROCE_OFL_TRANSPORT, -EOPNOTSUPP);
+	REFUSED("DATAPATH, not accepted by this mroce: -EOPNOTSUPP", caps,
+		MROCE_OFL_DATAPATH, -EOPNOTSUPP);
+}
+
+static void one_slot(void)
+{
+	int err;
+
+	err = mroce_offload_register(&good);
+	if (busy) {
+		expect("a good table while another offload is registered: -EBUSY",
+		       err, -EBUSY);
+		if (!err)
+			mroce_offload_unregister(&good);
+		return;
+	}
+	expect("a good table: 0", err, 0);
+	expect("a second offload while one is registered: -EBUSY",
+	       mroce_offload_register(&other), -EBUSY);
+	mroce_offload_unregister(&other);	/* not registered: no effect */
+	expect("unregistering a table that is not registered changes nothing",
+	       mroce_offload_register(&other), -EBUSY);
+	mroce_offload_unregister(&good);
+	expect("after unregister the slot is free", mroce_offload_register(&other),
+	       0);
+	mroce_offload_unregister(&other);
+	expect("the same table registers again", mroce_offload_register(&good), 0);
+	mroce_offload_unregister(&good);
+}
+
+static int __init t_init(void)
+{
+	bad_tables();
+	one_slot();
+	if (hold && !busy)
+		expect("hold: a table stays registered",
+		       mroce_offload_register(&held), 0);
+	pr_info("%d cases, %d failed\n", ncase, failed);
+	return 0;
+}
+
+static void __exit t_exit(void)
+{
+	if (hold && !busy)
+		mroce_offload_unregister(&held);
+}
+
+module_init(t_init);
+module_exit(t_exit);
+MODULE_DESCRIPTION("mroce offload boundary: registration contract checks");
+MODULE_LICENSE("Dual BSD/GPL");

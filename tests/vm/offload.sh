@@ -1,0 +1,130 @@
+# shellcheck shell=bash
+# Guest test of the offload boundary (include/mroce/offload.h,
+# Documentation/offload.rst): the registration contract, a device's choice
+# of datapath and its lifetime, and traffic between a device on the
+# software NIC (mroce_swnic) and one on mroce's software datapath, then
+# with both on the software NIC. Both veth ends in init_net (topo_init),
+# devices mA on vethA, mB on vethB.
+#
+#   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_ofl_test.ko -t 600 tests/vm/offload.sh
+#
+# (The whole datapath suite through the software NIC is datapath.sh
+# drivers=swnic; the fabric test through it is fabric.sh datapath=swnic.)
+. /mnt/host/lib.sh
+. /mnt/host/topo.sh
+KO=/mnt/host/mroce_ofl_test.ko
+SYS=/sys/class/infiniband
+
+datapath_is() { [ "$(cat "$SYS/$1/datapath")" = "$2" ]; }
+hw() { cat "$SYS/$1/ports/1/hw_counters/$2"; }
+param() { cat "/sys/module/mroce_ofl_test/parameters/$1"; }
+
+# ofl_test ARGS...: load the contract module; its lines; failures in $FAILED
+ofl_test() {
+	dmesg -c >/dev/null
+	if ! insmod "$KO" "$@"; then FAILED=load; return; fi
+	FAILED=$(param failed)
+	dmesg | sed -n 's/.*mroce_ofl_test: //p' > /tmp/ofl.log
+	sed 's/^/#   /' /tmp/ofl.log
+}
+
+# traffic TAG: verbs, perftest, RDMA-CM and the verifying transfer, mA -> mB
+traffic() {
+	local t=$1 CG SG CG6 SG6
+	CG=$(gid_index mA "$C_IP") SG=$(gid_index mB "$S_IP")
+	CG6=$(gid_index mA "$C_IP6") SG6=$(gid_index mB "$S_IP6")
+	t_ok "$t: ibv_rc_pingpong 4 KiB, validated" pair "rc-$t" 30 \
+		ibv_rc_pingpong -d mB -g "$SG" -n 200 -c -- ibv_rc_pingpong -d mA -g "$CG" -n 200 -c "$S_IP"
+	t_ok "$t: ibv_rc_pingpong over IPv6 GIDs" pair "rc6-$t" 30 \
+		ibv_rc_pingpong -d mB -g "$SG6" -n 100 -c -- ibv_rc_pingpong -d mA -g "$CG6" -n 100 -c "$S_IP"
+	t_ok "$t: ibv_ud_pingpong" pair "ud-$t" 30 \
+		ibv_ud_pingpong -d mB -g "$SG" -n 100 -s 512 -c -- ibv_ud_pingpong -d mA -g "$CG" -n 100 -s 512 -c "$S_IP"
+	t_ok "$t: ib_write_bw 64 KiB" pair "wbw-$t" 60 ib_write_bw -d mB -x "$SG" -F -s 65536 -n 200 -- \
+		ib_write_bw -d mA -x "$CG" -F -s 65536 -n 200 "$S_IP"
+	t_ok "$t: ib_read_lat 2 B" pair "rlat-$t" 60 ib_read_lat -d mB -x "$SG" -F -s 2 -n 300 -- \
+		ib_read_lat -d mA -x "$CG" -F -s 2 -n 300 "$S_IP"
+	t_ok "$t: ib_atomic_bw" pair "abw-$t" 60 ib_atomic_bw -d mB -x "$SG" -F -n 500 -- \
+		ib_atomic_bw -d mA -x "$CG" -F -n 500 "$S_IP"
+	t_ok "$t: rping -V (RDMA-CM)" pair "rping-$t" 60 ready=cm rping -s -a "$S_IP" -V -C 50 -S 1024 -- \
+		rping -c -a "$S_IP" -V -C 50 -S 1024
+	t_ok "$t: mroce-xfer lossless" pair "xfer-$t" 180 ready=tcp:18600 mroce-xfer -d mB -g "$SG" -- \
+		mroce-xfer -d mA -g "$CG" -n 150 "$S_IP"
+	t_ok "$t: netem loss 1% delay 50us reorder 25% on both ends" netem_on loss 1% delay 50us reorder 25% 50%
+	t_ok "$t: mroce-xfer under netem: 0 bytes corrupted" pair "xfer-netem-$t" 300 ready=tcp:18600 \
+		mroce-xfer -d mB -g "$SG" -- mroce-xfer -d mA -g "$CG" -n 100 -T 200 "$S_IP"
+	echo "# netem: $(netem_drops)"
+	netem_off
+	counters mA mB
+}
+
+t_ok "install mroce and mroce_swnic" mroce_install
+t_ok "load mroce" driver_load mroce
+topo_init && t_ok "init_net veth pair with policy routing ($C_IF $C_IP, $S_IF $S_IP)" test -n "$S_IP"
+
+# ---- the registration contract, nothing else registered ----
+ofl_test
+t_ok "registration contract: every case passes ($(tail -1 /tmp/ofl.log))" test "$FAILED" = 0
+t_ok "all 16 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 16
+t_ok "rmmod the contract module" rmmod mroce_ofl_test
+
+# ---- claim and attach ----
+ofl_test hold=1 fail_netdev=vethB
+t_ok "an offload that claims nothing is registered ($FAILED failed)" test "$FAILED" = 0
+t_ok "rdma link add mA: the offload says no, so the software datapath" bash -c \
+	'rdma link add mA type mroce netdev vethA && [ "$(cat /sys/class/infiniband/mA/datapath)" = software ]'
+t_ok "claim() was asked once" test "$(param claims)" = 1
+t_fail "rdma link add mB: the offload claims vethB, its attach fails, so does the link" \
+	rdma link add mB type mroce netdev vethB
+t_ok "attach() was tried once and no mB exists" bash -c \
+	"[ \"\$(cat /sys/module/mroce_ofl_test/parameters/attaches)\" = 1 ] && [ ! -e $SYS/mB ]"
+t_ok "the offload is not pinned: rmmod while mA exists" rmmod mroce_ofl_test
+t_ok "rdma link delete mA" rdma link delete mA
+
+# ---- mixed: mA on the software NIC, mB on the software datapath ----
+t_ok "modprobe mroce_swnic netdevs=vethA" modprobe mroce_swnic netdevs=vethA
+ofl_test busy=1
+t_ok "contract with mroce_swnic registered: a second offload gets -EBUSY ($FAILED failed)" test "$FAILED" = 0
+rmmod mroce_ofl_test 2>/dev/null
+t_ok "rdma link add mA (vethA), mB (vethB)" bash -c \
+	'rdma link add mA type mroce netdev vethA && rdma link add mB type mroce netdev vethB'
+t_ok "mA runs on mroce_swnic, mB on software (sysfs datapath)" bash -c \
+	'[ "$(cat /sys/class/infiniband/mA/datapath)" = mroce_swnic ] && [ "$(cat /sys/class/infiniband/mB/datapath)" = software ]'
+t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
+	". /mnt/host/topo.sh; gid_index mA $C_IP && gid_index mB $S_IP && gid_index mA $C_IP6 && gid_index mB $S_IP6"
+traffic mixed
+t_ok "mixed: mA's packets crossed the software NIC both ways (rx_offload $(hw mA rx_offload), tx_offload $(hw mA tx_offload))" \
+	bash -c "[ $(hw mA rx_offload) -gt 500 ] && [ $(hw mA tx_offload) -gt 500 ]"
+t_ok "mixed: mB's did not (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
+	bash -c "[ $(hw mB rx_offload) = 0 ] && [ $(hw mB tx_offload) = 0 ]"
+cat /sys/kernel/debug/mroce_swnic/mA | sed 's/^/# swnic: /'
+t_ok "mixed: the NIC framed and checked every frame (no tx_errors, rx_bad_*)" bash -c \
+	"grep -E '^(tx_frames|rx_frames) [1-9]' /sys/kernel/debug/mroce_swnic/mA | wc -l | grep -qx 2 &&
+	 ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/mA"
+t_fail "rmmod mroce_swnic is refused while mA uses it" rmmod mroce_swnic
+
+# ---- both on the software NIC (netdevs changed through sysfs) ----
+t_ok "netdevs=vethA,vethB through /sys/module/mroce_swnic/parameters" bash -c \
+	'echo vethA,vethB > /sys/module/mroce_swnic/parameters/netdevs'
+t_ok "mA stays on mroce_swnic: a device keeps its datapath" datapath_is mA mroce_swnic
+t_ok "rdma link delete mB; add it again: now on mroce_swnic" bash -c \
+	'rdma link delete mB && rdma link add mB type mroce netdev vethB && [ "$(cat /sys/class/infiniband/mB/datapath)" = mroce_swnic ]'
+t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
+	". /mnt/host/topo.sh; gid_index mB $S_IP && gid_index mB $S_IP6"
+traffic both
+t_ok "both: mB's packets crossed the software NIC (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
+	bash -c "[ $(hw mB rx_offload) -gt 500 ] && [ $(hw mB tx_offload) -gt 500 ]"
+t_ok "both: no frame failed the NIC's checks" bash -c \
+	"! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+
+# ---- a netdev going away under an attached device ----
+t_ok "deleting the veth pair under both devices: they go (the NIC lets go of its netdevs)" bash -c \
+	"ip link del vethA && for i in \$(seq 100); do [ -e $SYS/mA ] || [ -e $SYS/mB ] || exit 0; sleep 0.1; done; exit 1"
+t_ok "rmmod mroce_swnic once no device uses it" rmmod mroce_swnic
+topo_init_del
+topo_init && t_ok "init_net veth pair again" test -n "$S_IP"
+t_ok "without the offload, a new device is on software" bash -c \
+	'rdma link add mA type mroce netdev vethA && [ "$(cat /sys/class/infiniband/mA/datapath)" = software ] && rdma link delete mA'
+t_ok "rmmod mroce" rmmod mroce
+topo_init_del
+t_ok "kernel log clean" bash -c '! dmesg | grep -E "WARNING:|BUG:|Oops|RIP:|soft lockup|hung_task"'
+t_done
