@@ -20,6 +20,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 
 #include "net.h"
@@ -48,6 +49,8 @@ static int ofl_check(const struct mroce_offload *ofl)
 	if (ofl->caps & ~MROCE_OFL_ACCEPTED)
 		return -EOPNOTSUPP;
 	if (ofl->caps & MROCE_OFL_PACKETS && !ofl->xmit)
+		return -EINVAL;
+	if (!ofl->plane_add != !ofl->plane_del)
 		return -EINVAL;
 	return 0;
 }
@@ -172,6 +175,28 @@ void mroce_ofl_dev_exit(struct mroce_dev *mdev)
 	port->priv = NULL;
 	static_branch_dec(&mroce_ofl_in_use);
 	module_put(ofl->owner);
+}
+
+/* plane @k of the device is now @ndev (RTNL): the offload's say */
+int mroce_ofl_plane_add(struct mroce_dev *mdev, u32 k, struct net_device *ndev)
+{
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+
+	ASSERT_RTNL();
+	BUILD_BUG_ON(MROCE_MAX_PLANES > MROCE_OFL_MAX_PLANES);
+	if (!ofl || !ofl->plane_add)
+		return 0;
+	return ofl->plane_add(mdev->ofl.priv, k, ndev);
+}
+
+/* plane @k of the device goes (RTNL) */
+void mroce_ofl_plane_del(struct mroce_dev *mdev, u32 k)
+{
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+
+	ASSERT_RTNL();
+	if (ofl && ofl->plane_del)
+		ofl->plane_del(mdev->ofl.priv, k);
 }
 
 /* sysfs `datapath` */

@@ -22,6 +22,7 @@
 #include <mroce/offload.h>
 
 struct mroce_dev;
+struct net_device;
 
 /* one device's attachment to an offload (embedded in struct mroce_dev) */
 struct mroce_ofl_port {
@@ -35,5 +36,7 @@ int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name);
 void mroce_ofl_dev_stop(struct mroce_dev *mdev);
 void mroce_ofl_dev_exit(struct mroce_dev *mdev);
 const char *mroce_ofl_name(const struct mroce_dev *mdev);
+int mroce_ofl_plane_add(struct mroce_dev *mdev, u32 k, struct net_device *ndev);
+void mroce_ofl_plane_del(struct mroce_dev *mdev, u32 k);
 
 #endif /* MROCE_OFFLOAD_H */

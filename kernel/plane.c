@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "peer.h"
 #include "net.h"
+#include "offload.h"
 #include "plane.h"
 #include "mroce.h"
 
@@ -52,6 +53,7 @@ static int plane_add(struct mroce_dev *mdev, struct net_device *ndev)
 {
 	struct mroce_dev *other;
 	u32 n = mroce_planes(mdev), k;
+	int err;
 
 	ASSERT_RTNL();
 	if (ndev == mdev->ndev)
@@ -67,6 +69,10 @@ static int plane_add(struct mroce_dev *mdev, struct net_device *ndev)
 		;
 	if (k >= MROCE_MAX_PLANES)
 		return -ENOSPC;
+	/* the offload receives for it first, or refuses it */
+	err = mroce_ofl_plane_add(mdev, k, ndev);
+	if (err)
+		return err;
 	netdev_hold(ndev, &mdev->planes[k].tracker, GFP_KERNEL);
 	WRITE_ONCE(mdev->planes[k].ndev, ndev);
 	if (k == n)
@@ -83,6 +89,7 @@ static int plane_del(struct mroce_dev *mdev, struct net_device *ndev)
 	ASSERT_RTNL();
 	if (k < 1)
 		return k == 0 ? -EBUSY : -ENOENT;
+	mroce_ofl_plane_del(mdev, k);
 	WRITE_ONCE(mdev->planes[k].ndev, NULL);
 	while (n > 1 && !mdev->planes[n - 1].ndev)
 		n--;

@@ -13,7 +13,8 @@
  *    dummy netdev of its own, not in mroce's call) builds the UDP and IP
  *    headers, computes both checksums in full and sends the frame on the
  *    route mroce chose;
- *  - receive: an rx_handler on the netdev (the NIC's classifier) takes the
+ *  - receive: an rx_handler on each of the device's planes' netdevs (the
+ *    NIC's classifier; plane_add and plane_del follow the planes) takes the
  *    frames addressed to this host's MetaRoCE UDP port, checks the IP
  *    header, the lengths and the UDP checksum, and hands the MetaRoCE
  *    packet up with mroce_ofl_rx(). Everything else, and fragments, goes
@@ -88,7 +89,8 @@ struct swnic_port {
 	struct net_device *ndev;	/* mroce holds it until after detach */
 	char name[64];			/* the mroce device's */
 	__be16 dport;
-	bool rx_on;			/* the rx_handler is ours; RTNL */
+	/* the planes' netdevs whose rx_handler is ours ([0]: ndev); RTNL */
+	struct net_device *rx_ndev[MROCE_OFL_MAX_PLANES];
 	struct sk_buff_head txq;	/* the transmit ring */
 	struct napi_struct napi;	/* the transmit engine */
 	struct net_device napi_dev;	/* dummy: NAPI needs a netdev */
@@ -381,9 +383,13 @@ static int swnic_stats_show(struct seq_file *m, void *v)
 	struct swnic_port *p = m->private;
 	int i;
 
-	seq_printf(m, "device %s netdev %s ring %u/%u rx %s\n", p->name,
-		   p->ndev->name, skb_queue_len(&p->txq), swnic_tx_ring,
-		   READ_ONCE(p->rx_on) ? "on" : "off");
+	seq_printf(m, "device %s netdev %s ring %u/%u\n", p->name,
+		   p->ndev->name, skb_queue_len(&p->txq), swnic_tx_ring);
+	rtnl_lock();
+	for (i = 0; i < MROCE_OFL_MAX_PLANES; i++)
+		if (p->rx_ndev[i])
+			seq_printf(m, "rx plane %d %s\n", i, p->rx_ndev[i]->name);
+	rtnl_unlock();
 	for (i = 0; i < SWNIC_NSTATS; i++)
 		seq_printf(m, "%s %lld\n", swnic_stat_names[i],
 			   (long long)atomic64_read(&p->stats[i]));
@@ -391,13 +397,43 @@ static int swnic_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(swnic_stats);
 
-/* RTNL */
-static void swnic_rx_off(struct swnic_port *p)
+/* RTNL: classify what arrives on @ndev, plane @k of the port */
+static int swnic_rx_on(struct swnic_port *p, u32 k, struct net_device *ndev)
 {
-	if (!p->rx_on)
+	int err;
+
+	ASSERT_RTNL();
+	if (k >= MROCE_OFL_MAX_PLANES || p->rx_ndev[k])
+		return -EINVAL;
+	err = netdev_rx_handler_register(ndev, swnic_rx_handler, p);
+	if (err) {
+		pr_err("%s: cannot take receive on %s (plane %u): %d\n",
+		       p->name, ndev->name, k, err);
+		return err;
+	}
+	p->rx_ndev[k] = ndev;
+	return 0;
+}
+
+/* RTNL: plane @k's netdev is the stack's again */
+static void swnic_rx_off(struct swnic_port *p, u32 k)
+{
+	ASSERT_RTNL();
+	if (k >= MROCE_OFL_MAX_PLANES || !p->rx_ndev[k])
 		return;
-	netdev_rx_handler_unregister(p->ndev);	/* waits for handlers */
-	WRITE_ONCE(p->rx_on, false);
+	netdev_rx_handler_unregister(p->rx_ndev[k]);	/* waits for handlers */
+	p->rx_ndev[k] = NULL;
+}
+
+static int swnic_plane_add(void *priv, u32 k, struct net_device *ndev)
+{
+	return k ? swnic_rx_on(priv, k, ndev) : -EINVAL;
+}
+
+static void swnic_plane_del(void *priv, u32 k)
+{
+	if (k)
+		swnic_rx_off(priv, k);
 }
 
 static int swnic_attach(struct mroce_ofl_port *host,
@@ -420,17 +456,14 @@ static int swnic_attach(struct mroce_ofl_port *host,
 
 	/* RTNL, then swnic_lock: the netdev notifier's order */
 	rtnl_lock();
-	err = netdev_rx_handler_register(p->ndev, swnic_rx_handler, p);
+	err = swnic_rx_on(p, 0, p->ndev);
 	if (!err) {
-		p->rx_on = true;
 		mutex_lock(&swnic_lock);
 		list_add(&p->node, &swnic_ports);
 		mutex_unlock(&swnic_lock);
 	}
 	rtnl_unlock();
 	if (err) {
-		pr_err("%s: cannot take receive on %s: %d\n", p->name,
-		       p->ndev->name, err);
 		napi_disable(&p->napi);
 		netif_napi_del(&p->napi);
 		kfree(p);
@@ -447,13 +480,15 @@ static int swnic_attach(struct mroce_ofl_port *host,
 static void swnic_detach(void *priv)
 {
 	struct swnic_port *p = priv;
+	u32 k;
 
 	debugfs_remove(p->dbg);
 	rtnl_lock();
 	mutex_lock(&swnic_lock);
 	list_del(&p->node);
 	mutex_unlock(&swnic_lock);
-	swnic_rx_off(p);
+	for (k = 0; k < MROCE_OFL_MAX_PLANES; k++)
+		swnic_rx_off(p, k);
 	rtnl_unlock();
 	/* mroce sends no more: the engine stops, what is left is dropped */
 	napi_disable(&p->napi);
@@ -463,19 +498,21 @@ static void swnic_detach(void *priv)
 	kfree(p);
 }
 
-/* a port's netdev going away gives its receive back at once (RTNL) */
+/* a netdev going away gets its receive back at once (RTNL) */
 static int swnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
 {
 	struct net_device *ndev = netdev_notifier_info_to_dev(ptr);
 	struct swnic_port *p;
+	u32 k;
 
 	if (event != NETDEV_UNREGISTER)
 		return NOTIFY_DONE;
 	mutex_lock(&swnic_lock);
 	list_for_each_entry(p, &swnic_ports, node)
-		if (p->ndev == ndev)
-			swnic_rx_off(p);
+		for (k = 0; k < MROCE_OFL_MAX_PLANES; k++)
+			if (p->rx_ndev[k] == ndev)
+				swnic_rx_off(p, k);
 	mutex_unlock(&swnic_lock);
 	return NOTIFY_DONE;
 }
@@ -492,6 +529,8 @@ static const struct mroce_offload swnic_offload = {
 	.claim = swnic_claim,
 	.attach = swnic_attach,
 	.detach = swnic_detach,
+	.plane_add = swnic_plane_add,
+	.plane_del = swnic_plane_del,
 	.xmit = swnic_xmit,
 };
 

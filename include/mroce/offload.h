@@ -44,6 +44,9 @@ struct sk_buff;
 #define MROCE_OFL_TRANSPORT	BIT(1)
 #define MROCE_OFL_DATAPATH	BIT(2)
 
+/* planes of a device: 0 is its link netdev, 1.. are added later */
+#define MROCE_OFL_MAX_PLANES	8
+
 /* mroce's side of one device an offload runs (opaque to the offload) */
 struct mroce_ofl_port;
 
@@ -98,9 +101,18 @@ struct mroce_ofl_tx {
  *           fails the device's creation (`rdma link add` returns it).
  * @detach:  process context, RTNL not held, may sleep. mroce sends nothing
  *           more on @priv and no longer accepts mroce_ofl_rx() for it. The
- *           offload frees what it still holds for @priv (queued frames
- *           included) before returning; mroce drops the netdev and module
- *           references afterwards.
+ *           offload stops receiving on every plane and frees what it still
+ *           holds for @priv (queued frames included) before returning;
+ *           mroce drops the netdev and module references afterwards.
+ * @plane_add: optional. RTNL held, may sleep. The device gained plane @k
+ *           (1..MROCE_OFL_MAX_PLANES-1) on @ndev, which mroce holds until
+ *           after @plane_del: receive for it from now on. A negative errno
+ *           refuses the plane (the sysfs write that added it returns it).
+ *           Without @plane_add, frames of planes other than 0 reach mroce
+ *           through its UDP socket; transmit is @xmit's on every plane.
+ * @plane_del: RTNL held, may sleep; required with @plane_add. Plane @k
+ *           goes: after the call the offload takes nothing from its netdev.
+ *           Not called for the planes a device still has at @detach.
  * @xmit:    MROCE_OFL_PACKETS. Frame and send one MetaRoCE packet: @skb
  *           holds the MetaRoCE header and payload (linear, skb->data at the
  *           header) with headroom for UDP, IPv6 and the link header, and a
@@ -119,13 +131,15 @@ struct mroce_offload {
 	int (*attach)(struct mroce_ofl_port *port,
 		      const struct mroce_ofl_port_info *info, void **priv);
 	void (*detach)(void *priv);
+	int (*plane_add)(void *priv, u32 k, struct net_device *ndev);
+	void (*plane_del)(void *priv, u32 k);
 	int (*xmit)(void *priv, struct sk_buff *skb,
 		    const struct mroce_ofl_tx *tx);
 };
 
 /*
  * Offer @ofl for new mroce devices. 0; -EINVAL: a member it needs is NULL
- * or caps is empty or has unknown bits; -EPROTO: version mismatch;
+ * (plane_add without plane_del, too) or caps is empty or has unknown bits; -EPROTO: version mismatch;
  * -EOPNOTSUPP: a level this mroce does not accept; -EBUSY: another offload
  * is registered. Process context.
  */

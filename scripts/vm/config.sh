@@ -51,9 +51,10 @@ STORAGE_MODULES=${STORAGE_MODULES:-"nvmet nvmet_rdma nvme_rdma nvme_fabrics nvme
 # Kernel modules packed into the guest (dependencies are added by
 # modprobe --show-depends). Modules loaded only via request_module (crypto
 # algorithms) must be named. udp_tunnel/ip6_udp_tunnel/ib_core are what
-# mroce.ko needs, ib_uverbs/rdma_ucm/ib_umad the userspace side.
+# mroce.ko needs, ib_uverbs/rdma_ucm/ib_umad the userspace side; bridge
+# gives tests/vm/offload.sh a netdev whose rx_handler is taken.
 GUEST_MODULES=${GUEST_MODULES:-"ib_core ib_uverbs rdma_ucm ib_umad rdma_rxe udp_tunnel ip6_udp_tunnel
-  veth dummy sch_netem virtio_pci 9pnet_virtio 9p
+  veth dummy bridge sch_netem virtio_pci 9pnet_virtio 9p
   crc32_generic crc32_pclmul crc32c_generic crc32c_intel"}
 
 # Host tools needed by the rig

@@ -66,6 +66,11 @@ static void t_detach(void *priv)
 {
 }
 
+static int t_plane_add(void *priv, u32 k, struct net_device *ndev)
+{
+	return -ENODEV;
+}
+
 static int t_xmit(void *priv, struct sk_buff *skb,
 		  const struct mroce_ofl_tx *tx)
 {
@@ -107,6 +112,8 @@ static void bad_tables(void)
 	REFUSED("no attach: -EINVAL", attach, NULL, -EINVAL);
 	REFUSED("no detach: -EINVAL", detach, NULL, -EINVAL);
 	REFUSED("PACKETS without xmit: -EINVAL", xmit, NULL, -EINVAL);
+	REFUSED("plane_add without plane_del: -EINVAL", plane_add, t_plane_add,
+		-EINVAL);
 	REFUSED("another boundary version: -EPROTO", version,
 		MROCE_OFFLOAD_VERSION + 1, -EPROTO);
 	REFUSED("no level: -EINVAL", caps, 0, -EINVAL);

@@ -209,6 +209,10 @@ if [ "$DP" = swnic ]; then
 		t_ok "$d's packets crossed the software NIC (rx_offload, tx_offload)" bash -c \
 			"h=/sys/class/infiniband/$d/ports/1/hw_counters; echo rx \$(cat \$h/rx_offload) tx \$(cat \$h/tx_offload); [ \$(cat \$h/rx_offload) -gt 1000 ] && [ \$(cat \$h/tx_offload) -gt 1000 ]"
 	done
+	for d in mroce0 mroce1; do
+		t_ok "$d received everything through the NIC, on every plane (rx_packets = rx_offload)" bash -c \
+			"h=/sys/class/infiniband/$d/ports/1/hw_counters; echo rx_packets \$(cat \$h/rx_packets) rx_offload \$(cat \$h/rx_offload); [ \$(cat \$h/rx_packets) = \$(cat \$h/rx_offload) ]"
+	done
 	t_ok "no frame failed the software NIC's checks" bash -c \
 		"cat /sys/kernel/debug/mroce_swnic/*; ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
 fi

@@ -64,7 +64,7 @@ topo_init && t_ok "init_net veth pair with policy routing ($C_IF $C_IP, $S_IF $S
 # ---- the registration contract, nothing else registered ----
 ofl_test
 t_ok "registration contract: every case passes ($(tail -1 /tmp/ofl.log))" test "$FAILED" = 0
-t_ok "all 16 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 16
+t_ok "all 17 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 17
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
 
 # ---- claim and attach ----
@@ -94,6 +94,8 @@ t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
 traffic mixed
 t_ok "mixed: mA's packets crossed the software NIC both ways (rx_offload $(hw mA rx_offload), tx_offload $(hw mA tx_offload))" \
 	bash -c "[ $(hw mA rx_offload) -gt 500 ] && [ $(hw mA tx_offload) -gt 500 ]"
+t_ok "mixed: every packet mA received came through the NIC (rx_packets $(hw mA rx_packets) = rx_offload)" \
+	test "$(hw mA rx_packets)" = "$(hw mA rx_offload)"
 t_ok "mixed: mB's did not (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
 	bash -c "[ $(hw mB rx_offload) = 0 ] && [ $(hw mB tx_offload) = 0 ]"
 cat /sys/kernel/debug/mroce_swnic/mA | sed 's/^/# swnic: /'
@@ -115,6 +117,21 @@ t_ok "both: mB's packets crossed the software NIC (rx_offload $(hw mB rx_offload
 	bash -c "[ $(hw mB rx_offload) -gt 500 ] && [ $(hw mB tx_offload) -gt 500 ]"
 t_ok "both: no frame failed the NIC's checks" bash -c \
 	"! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+
+# ---- planes: the NIC follows them (plane_add, plane_del) ----
+DBG=/sys/kernel/debug/mroce_swnic/mA
+ip link add vethP type veth peer name vethQ && ip link set vethP up && ip link set vethQ up
+ip link add br0 type bridge && ip link set vethP master br0
+t_fail "a plane the NIC cannot take (vethP is a bridge port): the sysfs write fails" \
+	sh -c "echo add vethP > $SYS/mA/planes"
+t_ok "... and mA has no such plane" bash -c "! grep -w vethP $SYS/mA/planes"
+t_ok "plane 1 on vethQ: added, and the NIC receives on it" bash -c \
+	"echo add vethQ > $SYS/mA/planes && grep -x 'rx plane 1 vethQ' $DBG"
+t_ok "plane 1 removed: the NIC lets go of vethQ" bash -c \
+	"echo del vethQ > $SYS/mA/planes && ! grep -q vethQ $DBG"
+t_ok "plane 1 again, then its netdev deleted: the plane and the NIC's hold go" bash -c \
+	"echo add vethQ > $SYS/mA/planes && ip link del vethQ && ! grep -q vethQ $DBG && ! grep -q vethQ $SYS/mA/planes"
+ip link del br0
 
 # ---- a netdev going away under an attached device ----
 t_ok "deleting the veth pair under both devices: they go (the NIC lets go of its netdevs)" bash -c \
