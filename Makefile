@@ -5,7 +5,7 @@
 #   make              module + provider + guest tools + host tests/simulator
 #   make module       kernel modules mroce.ko and mroce_swnic.ko (Kbuild, against $(KDIR))
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
-#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-linebuf.so)
+#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-badframe, mroce-linebuf.so)
 #   make unit         engine unit tests (host)      make check: all host tests
 #   make ring         hostile-provider harness of the kernel's ring rules (tests/ring)
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
@@ -66,7 +66,7 @@ provider:
 
 tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
 	$(O)/tests/mroce-cq-check $(O)/tests/mroce-craft $(O)/tests/mroce-linebuf.so \
-	$(O)/tests/mroce-udp-ceiling
+	$(O)/tests/mroce-udp-ceiling $(O)/tests/mroce-badframe
 
 $(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c tests/vm/tap.h provider/pabi34.h
 	@mkdir -p $(dir $@)
@@ -90,6 +90,10 @@ $(O)/tests/mroce-craft: tests/vm/craft.c kernel/engine/wire.c kernel/engine/wire
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel/engine -o $@ tests/vm/craft.c kernel/engine/wire.c
 
 $(O)/tests/mroce-udp-ceiling: tests/vm/udp-ceiling.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $<
+
+$(O)/tests/mroce-badframe: tests/vm/badframe.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $<
 

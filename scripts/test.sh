@@ -64,6 +64,9 @@ step guest-cq needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-cq tests/vm/cq-check.sh
 step guest-hostile needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 600 -n ci-hostile tests/vm/hostile.sh
+# the same attacks with both devices on the software NIC
+step guest-hostile-swnic needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 600 -n ci-hostile-swnic tests/vm/hostile.sh -- datapath=swnic
 step guest-trace needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
 step guest-frwr needs=module,provider,rig-image \

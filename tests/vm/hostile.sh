@@ -69,6 +69,9 @@
 #     xfer_ops=100 xfer_max=262144   mroce-xfer operations at least (it goes
 #                        on until 3 s after the attack), largest message
 #     mem_limit_mib=16   seed=N
+#     datapath=software|swnic   swnic: both devices run on the software NIC
+#                        (mroce_swnic, Documentation/offload.rst): the
+#                        attack crosses its receive checks first
 #
 # Logs: $RIG_OUT/hostile/ (scripts/vm/runs/NAME/share/out/hostile/ on the
 # host): PHASE-xfer.{srv,cli}, PHASE-craft.out, PHASE-peers (the victim's
@@ -79,9 +82,10 @@ PAIR_LOG=${RIG_OUT:-/tmp}/hostile
 
 PHASES="baseline flood proven many garbage foreign forged far-read"
 PROVEN=200 FLOOD=2000 FLOOD_RATE=400 GARBAGE=2000 FOREIGN=200 FAR_RDSN=0xfffffffe
-XOPS=100 XMAX=262144 MEM_LIMIT_MIB=16 SEED=$RANDOM
+XOPS=100 XMAX=262144 MEM_LIMIT_MIB=16 SEED=$RANDOM DP=software
 for a in "$@"; do
 	case $a in
+	datapath=software|datapath=swnic) DP=${a#*=};;
 	phases=*) PHASES=${a#*=};; proven=*) PROVEN=${a#*=};; flood=*) FLOOD=${a#*=};; flood_rate=*) FLOOD_RATE=${a#*=};;
 	garbage=*) GARBAGE=${a#*=};; foreign=*) FOREIGN=${a#*=};; far_rdsn=*) FAR_RDSN=${a#*=};;
 	xfer_ops=*) XOPS=${a#*=};; xfer_max=*) XMAX=${a#*=};;
@@ -130,6 +134,9 @@ fresh_devices() {
 	"${SX[@]}" rdma link delete "$S_DEV" 2>/dev/null
 	"${CX[@]}" rdma link add "$C_DEV" type mroce netdev "$C_IF" &&
 	"${SX[@]}" rdma link add "$S_DEV" type mroce netdev "$S_IF" || return 1
+	if [ "$DP" = swnic ] && ! grep -qx mroce_swnic "/sys/class/infiniband/$S_DEV/datapath"; then
+		echo "$S_DEV is not on the software NIC"; return 1
+	fi
 	t_wait 10 port_active "$C_DEV" && t_wait 10 port_active "$S_DEV" &&
 	t_wait 10 gid_index "$C_DEV" "$C_IP" >/dev/null && t_wait 10 gid_index "$S_DEV" "$S_IP" >/dev/null || return 1
 	CG=$(gid_index "$C_DEV" "$C_IP") SG=$(gid_index "$S_DEV" "$S_IP")
@@ -306,6 +313,7 @@ echo "# kernel $(uname -r), $(nproc) cpus; seed $SEED; phases: $PHASES; soft loc
 t_ok "install mroce" mroce_install
 # small limits, so that the many phase reaches them (mroce.rst)
 t_ok "load modules (max_peers=4 peer_idle_s=2)" bash -c ". /mnt/host/topo.sh; modprobe mroce max_peers=4 peer_idle_s=2 && driver_load mroce"
+[ "$DP" = software ] || t_ok "the software NIC takes every new device" modprobe mroce_swnic netdevs='*'
 topo_netns mroce || { echo "not ok - topology"; exit 1; }
 # the attacker: a host of its own behind nsA (the rig has no bridge to put
 # a third host on the veth link), no peer's address, its own MetaRoCE port

@@ -98,11 +98,29 @@ t_ok "mixed: every packet mA received came through the NIC (rx_packets $(hw mA r
 	test "$(hw mA rx_packets)" = "$(hw mA rx_offload)"
 t_ok "mixed: mB's did not (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
 	bash -c "[ $(hw mB rx_offload) = 0 ] && [ $(hw mB tx_offload) = 0 ]"
-cat /sys/kernel/debug/mroce_swnic/mA | sed 's/^/# swnic: /'
+sed "s/^/# swnic: /" /sys/kernel/debug/mroce_swnic/mA
 t_ok "mixed: the NIC framed and checked every frame (no tx_errors, rx_bad_*)" bash -c \
 	"grep -E '^(tx_frames|rx_frames) [1-9]' /sys/kernel/debug/mroce_swnic/mA | wc -l | grep -qx 2 &&
 	 ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/mA"
 t_fail "rmmod mroce_swnic is refused while mA uses it" rmmod mroce_swnic
+
+# ---- the NIC's receive checks: frames with a bad UDP header (raw socket,
+# from vethB's address to mA's) ----
+sw() { sed -n "s/^$1 //p" /sys/kernel/debug/mroce_swnic/mA; }
+badframe() {	# badframe KIND STAT: 20 frames of KIND; STAT +20, mroce saw none
+	local s0 r0
+	s0=$(sw "$2") r0=$(hw mA rx_packets)
+	mroce-badframe -s "$S_IP" -d "$C_IP" -n 20 "$1" || return 1
+	t_wait 5 bash -c "[ \$(sed -n 's/^$2 //p' /sys/kernel/debug/mroce_swnic/mA) -ge $((s0 + 20)) ]"
+	echo "$2 $s0 -> $(sw "$2"), rx_packets $r0 -> $(hw mA rx_packets)"
+	[ "$(sw "$2")" = $((s0 + 20)) ] && [ "$(hw mA rx_packets)" = "$r0" ]
+}
+t_ok "20 frames with a wrong UDP checksum: rx_bad_csum +20, none reach mroce" badframe csum rx_bad_csum
+t_ok "20 with a UDP length past the datagram: rx_bad_header +20, none reach mroce" badframe ulen-long rx_bad_header
+t_ok "20 with a UDP length under 8: rx_bad_header +20, none reach mroce" badframe ulen-short rx_bad_header
+t_ok "control: 20 with a right header (garbage inside) reach mroce, which drops them" bash -c \
+	"r0=\$(cat $SYS/mA/ports/1/hw_counters/rx_packets); mroce-badframe -s $S_IP -d $C_IP -n 20 good &&
+	 t_wait() { for i in \$(seq 50); do [ \$(cat $SYS/mA/ports/1/hw_counters/rx_packets) -ge \$((r0 + 20)) ] && return 0; sleep 0.1; done; return 1; }; t_wait"
 
 # ---- both on the software NIC (netdevs changed through sysfs) ----
 t_ok "netdevs=vethA,vethB through /sys/module/mroce_swnic/parameters" bash -c \
@@ -115,8 +133,9 @@ t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
 traffic both
 t_ok "both: mB's packets crossed the software NIC (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
 	bash -c "[ $(hw mB rx_offload) -gt 500 ] && [ $(hw mB tx_offload) -gt 500 ]"
-t_ok "both: no frame failed the NIC's checks" bash -c \
-	"! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+t_ok "both: no frame failed the NIC's checks but the 60 bad ones sent to mA" bash -c \
+	"! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/mB &&
+	 [ $(sw rx_bad_header) = 40 ] && [ $(sw rx_bad_csum) = 20 ] && [ $(sw tx_errors) = 0 ]"
 
 # ---- planes: the NIC follows them (plane_add, plane_del) ----
 DBG=/sys/kernel/debug/mroce_swnic/mA
