@@ -65,7 +65,7 @@ MODULE_PARM_DESC(tx_ring,
 enum swnic_stat {
 	SWNIC_TX_FRAMES,	/* frames sent */
 	SWNIC_TX_RING_FULL,	/* packets refused: the ring was full */
-	SWNIC_TX_ERRORS,	/* packets not framed: no route, no headroom */
+	SWNIC_TX_ERRORS,	/* not framed: no route, headroom or family */
 	SWNIC_TX_DROPPED,	/* frames the layers below dropped (qdisc full) */
 	SWNIC_RX_FRAMES,	/* MetaRoCE frames handed up */
 	SWNIC_RX_BAD_HEADER,	/* dropped: IP header or length wrong */
@@ -148,8 +148,12 @@ static int swnic_xmit(void *priv, struct sk_buff *skb,
 {
 	struct swnic_port *p = priv;
 
-	if (unlikely(skb_queue_len(&p->txq) >= swnic_tx_ring ||
-		     (tx->family != AF_INET && tx->family != AF_INET6))) {
+	if (unlikely(tx->family != AF_INET && tx->family != AF_INET6)) {
+		swnic_count(p, SWNIC_TX_ERRORS);
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	if (unlikely(skb_queue_len(&p->txq) >= swnic_tx_ring)) {
 		swnic_count(p, SWNIC_TX_RING_FULL);
 		kfree_skb(skb);
 		return -ENOBUFS;
@@ -271,13 +275,18 @@ static int swnic_poll(struct napi_struct *napi, int budget)
 
 /* --- receive ------------------------------------------------------------ */
 
-/* is @skb a UDP datagram to @dport and one of this host's addresses? */
+/*
+ * Is @skb one UDP datagram to @dport and one of this host's addresses?
+ * (A GRO-merged one is not a MetaRoCE frame: the stack takes it.)
+ */
 static bool swnic_is_ours(const struct swnic_port *p, struct sk_buff *skb)
 {
 	struct udphdr _uh;
 	const struct udphdr *uh;
 	unsigned int off;
 
+	if (skb_is_gso(skb))
+		return false;
 	if (skb->protocol == htons(ETH_P_IP)) {
 		struct iphdr _iph;
 		const struct iphdr *iph;
