@@ -26,7 +26,6 @@
 #include "net.h"
 #include "offload.h"
 #include "rx.h"
-#include "socket.h"
 #include "mroce.h"
 
 #define MROCE_OFL_LEVELS (MROCE_OFL_PACKETS | MROCE_OFL_TRANSPORT | \
@@ -132,7 +131,7 @@ int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name)
 	struct mroce_ofl_port *port = &mdev->ofl;
 	struct mroce_ofl_port_info info = {
 		.ndev = mdev->ndev,
-		.udp_dport = mroce_udp_dport(),
+		.udp_dport = mdev->udp_dport,	/* mroce_net_attach() set it */
 		.ibdev_name = ibdev_name,
 	};
 	const struct mroce_offload *ofl = ofl_get(mdev->ndev);
@@ -160,7 +159,12 @@ void mroce_ofl_dev_stop(struct mroce_dev *mdev)
 	WRITE_ONCE(mdev->ofl.live, false);
 }
 
-/* teardown, when nothing sends any more: detach and unpin the offload */
+/*
+ * Teardown, when nothing sends any more: detach and unpin the offload. No
+ * upcall is under way: mroce_ofl_dev_stop() came before mroce_rx_exit(),
+ * whose grace period waited for those that saw the port live (a device
+ * with an offload always has peers_ready, set before the attach).
+ */
 void mroce_ofl_dev_exit(struct mroce_dev *mdev)
 {
 	struct mroce_ofl_port *port = &mdev->ofl;
@@ -168,8 +172,6 @@ void mroce_ofl_dev_exit(struct mroce_dev *mdev)
 
 	if (!ofl)
 		return;
-	WRITE_ONCE(port->live, false);
-	synchronize_rcu();		/* upcalls that saw it live */
 	ofl->detach(port->priv);
 	port->ofl = NULL;
 	port->priv = NULL;

@@ -293,11 +293,6 @@ int mroce_socket_init(u16 udp_port)
 	return register_pernet_subsys(&mroce_net_ops);
 }
 
-u16 mroce_udp_dport(void)
-{
-	return mroce_udp_port;
-}
-
 u64 mroce_net_no_device(struct mroce_dev *mdev)
 {
 	struct mroce_net *mnet = READ_ONCE(mdev->mnet);

@@ -25,8 +25,6 @@ int mroce_net_attach(struct mroce_dev *mdev);
 void mroce_net_unlist(struct mroce_dev *mdev);
 void mroce_net_detach(struct mroce_dev *mdev);
 
-/* the MetaRoCE UDP port (the module parameter) */
-u16 mroce_udp_dport(void);
 /* datagrams @mdev's namespace received for no device (net_no_device) */
 u64 mroce_net_no_device(struct mroce_dev *mdev);
 
