@@ -192,6 +192,22 @@ static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 }
 
 /*
+ * The newest PSN of @p is a response packet that did not ask for an ACK
+ * (a READ or ATOMIC response at depth 1: the requester has no use for a
+ * quick one): the receiver may hold its ACK for its ack delay (ours, as
+ * the fabric's endpoints are configured alike), so the tail's timers wait
+ * that much longer, as TCP's tail probe allows for a delayed ACK when one
+ * segment is out (RFC 8985) and QUIC's probe timeout for max_ack_delay.
+ * RTT samples already take the delay out (the ACK says how long it was
+ * held). Requests and data that do not ask keep their timers: the last
+ * packet of their message asks, and the ACK it draws comes at once.
+ */
+static u64 lazy_wait(const struct mre_path *p, const struct mre_conn *c)
+{
+	return p->tail_lazy ? c->ep->cfg.ack_delay_ns : 0;
+}
+
+/*
  * Tail probe (after TCP's TLP, RFC 8985): when a path with packets out has
  * heard nothing for two smoothed RTTs, its last packets or the ACK for
  * them are probably lost, and with nothing sent after them FACK cannot
@@ -207,7 +223,7 @@ static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	p->tlp_at = 0;
 	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED)
 		return;
-	p->tlp_at = now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns);
+	p->tlp_at = now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns) + lazy_wait(p, c);
 }
 
 /*
@@ -235,9 +251,12 @@ static bool tlp_fire(struct mre_path *p, struct mre_conn *c, u64 now)
 	return true;
 }
 
-u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
+u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, bool lazy,
+		  u64 now)
 {
 	u32 psn = p->psn_next++;
+
+	p->tail_lazy = lazy;
 
 	p->ring[psn & (MRE_PATH_RING - 1)] = tsn;
 	mre_bit_clear(p->settled, psn & (MRE_PATH_RING - 1));
@@ -247,7 +266,8 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now)
 	p->since_repath++;
 	if (!p->rto_at) {
 		p->rto_base = now;
-		p->rto_at = now + (p->srtt ? p->rto : conn_rto(c, p));
+		p->rto_at = now + (p->srtt ? p->rto : conn_rto(c, p)) +
+			    lazy_wait(p, c);
 	}
 	if (!p->tlp_at && !p->tlp_out)
 		tlp_arm(p, c, now);
@@ -536,7 +556,7 @@ static void ack_measure(struct mre_path *p, struct mre_conn *c,
 		p->tlp_at = 0;
 	} else if (n->acked) {
 		p->rto_base = now;
-		p->rto_at = now + p->rto;
+		p->rto_at = now + p->rto + lazy_wait(p, c);
 		if (!p->tlp_out)
 			tlp_arm(p, c, now);
 	}
@@ -597,7 +617,7 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		p->tlp_at = 0;
 	} else {
 		p->rto_base = now;
-		p->rto_at = now + p->rto;
+		p->rto_at = now + p->rto + lazy_wait(p, c);
 		if (!p->tlp_out)
 			tlp_arm(p, c, now);
 	}

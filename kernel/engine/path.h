@@ -69,6 +69,8 @@ struct mre_path {
 	u32 loss_ewma;		/* lost fraction, 1/65536, gain 1/64 */
 	u32 since_repath;	/* packets sent since the last repath */
 	u32 since_ask;		/* packets sent since one asked for an ACK */
+	bool tail_lazy;		/* the newest PSN is a response's that did not
+				 * ask: its ACK may wait (mre_path_sent()) */
 	u64 tlp_at;		/* tail probe due (0: not armed) */
 	u32 tlp_psn;		/* the tail probe out (tlp_out) ... */
 	u32 tlp_sent;		/* ... sent then (ns, low 32 bits) */
@@ -117,8 +119,13 @@ void mre_path_init(struct mre_path *p, struct mre_conn *c, u16 id, u64 now);
 bool mre_path_can_send(const struct mre_path *p);
 /* room left in the window, in packets (0 when it cannot send) */
 u32 mre_path_room(const struct mre_path *p);
-/* record that @tsn goes out as the next PSN of @p; returns that PSN */
-u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u64 now);
+/*
+ * record that @tsn goes out as the next PSN of @p; returns that PSN.
+ * @lazy: a response packet that does not ask for an ACK (its ACK may wait
+ * the receiver's ack delay; the tail's timers allow for it)
+ */
+u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, bool lazy,
+		  u64 now);
 /* process the path part of an ACK for @p */
 void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		  const struct mre_pkt *pkt, u64 now);

@@ -121,7 +121,7 @@ void mre_send_probe(struct mre_conn *c, struct mre_path *p, u64 now)
 	u8 hdr[MRE_PROBE_LEN];
 	struct mre_xmit x = { 0 };
 
-	pkt.psn = mre_path_sent(p, c, MRE_PSN_PROBE, now);
+	pkt.psn = mre_path_sent(p, c, MRE_PSN_PROBE, false, now);
 	pkt.probe.path_una = p->psn_una;
 	c->ep->ctr.tx_probe++;
 	xmit(c, p, hdr, mre_wire_put(hdr, &pkt), &x);
@@ -208,10 +208,16 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 	 * connection spread over many paths (an incast: a packet per path in
 	 * the first RTT) would learn its rate hint, and its RTTs, that much
 	 * later. Until then the path runs on a guessed RTO. A request's
-	 * last packet does not ask (mre_op_answered()).
+	 * last packet does not ask (mre_op_answered()), nor a response's:
+	 * the requester completes on it, the responder completes nothing on
+	 * its ACK, and an ACK asked for there is a packet and its handling
+	 * inside the requester's round trip (veth, loopback: the whole READ
+	 * runs in the poster's softirq). The tail's timers allow for the
+	 * delay (mre_path_sent()); the counts below still ask twice a window.
 	 */
 	pkt->flags = (t->xmits ? MRE_F_RETX : 0) |
-		     ((t->dflags & MRE_DF_LAST && !mre_op_answered(t->op)) ||
+		     ((t->dflags & MRE_DF_LAST && !mre_op_answered(t->op) &&
+		       !mre_op_response(t->op)) ||
 		      !p->srtt ? MRE_F_ACK_REQ : 0);
 	pkt->path = p->id;
 	pkt->dst_cid = c->remote_cid;
@@ -222,7 +228,6 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 	pkt->data.op = t->op;
 	pkt->data.dflags = t->dflags;
 	pkt->data.plen = t->len;
-	pkt->psn = mre_path_sent(p, c, tsn, now);
 	/*
 	 * Ask for an ACK twice per window, the path's and the connection's:
 	 * the windows say how soon the sender runs dry, and the receiver's
@@ -238,6 +243,8 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 		p->since_ask = 0;
 		c->since_ask = 0;
 	}
+	pkt->psn = mre_path_sent(p, c, tsn, mre_op_response(t->op) &&
+				 !(pkt->flags & MRE_F_ACK_REQ), now);
 	pkt->data.path_una = p->psn_una;
 	return mre_wire_data_hdr_len(t->op);
 }

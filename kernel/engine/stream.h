@@ -41,6 +41,12 @@ static inline bool mre_op_answered(u8 op)
 	return op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
 }
 
+/* a READ or ATOMIC response: no completion at the responder waits on its ACK */
+static inline bool mre_op_response(u8 op)
+{
+	return op == MRE_OP_READ_RESP || op == MRE_OP_ATOMIC_RESP;
+}
+
 enum mre_stream_state {
 	MRE_STREAM_DETACHED = 0,
 	MRE_STREAM_ACTIVE,	/* sends requests and responses */

@@ -641,10 +641,11 @@ static bool hook_mute0_after(struct pair *p, u32 from, const struct pair_pkt *pk
 
 /*
  * A READ's response answers its request: once the paths have RTT samples,
- * a small READ is two packets (request, response) and the ACK of the
- * request, delayed, comes later or never matters; the requester's path
- * holds nothing once the response is in (no tail probe, no timeout),
- * and ATOMICs do the same.
+ * a small READ is two packets (request, response). Neither asks for an
+ * ACK: the requester's path holds nothing once the response is in (no
+ * tail probe, no timeout), and the response's ACK comes delayed, after the
+ * READ has completed, before the responder's tail timers give up on it (no
+ * probe, no resend). ATOMICs do the same.
  */
 static bool all_timed(const struct mre_conn *c)
 {
@@ -669,6 +670,8 @@ MRE_TEST(conn_read_answered_by_response)
 	mre_config_default(&cfg);
 	cfg.ack_delay_ns = 500000;	/* the kernel's: the ACK would wait */
 	cfg.ack_freq = 8;
+	/* the window's own asks (twice a window) beyond the 8 READs below */
+	cfg.conn_init_cwnd = 64;
 	rig_init(test, &r, &cfg, 10000);
 	write(&r, 0, 64, 1);
 	pair_run(r.p, 1000000000ULL);
@@ -684,7 +687,9 @@ MRE_TEST(conn_read_answered_by_response)
 	for (k = 0; k < 8; k++) {
 		u64 s0 = r.p->sent[0], s1 = r.p->sent[1];
 		u64 probes = r.p->n[0].ep.ctr.tx_probe + r.p->n[0].ep.ctr.tx_tlp;
+		u64 rprobes = r.p->n[1].ep.ctr.tx_probe + r.p->n[1].ep.ctr.tx_tlp;
 		u64 answered = r.p->n[0].ep.ctr.resp_acks;
+		u64 acks = r.p->n[0].ep.ctr.tx_ack;
 		u32 n0 = r.a->nlog, j;
 
 		mdl_post_send(r.a, k & 1 ? &at : &w, lbuf, 100 + k);
@@ -692,8 +697,8 @@ MRE_TEST(conn_read_answered_by_response)
 			pair_step(r.p);
 		MRE_ASSERT(test, r.a->nlog == n0 + 1);
 		MRE_EXPECT_EQ(test, r.a->log[n0].status, MRE_ST_OK);
-		/* the request (its response asks for the ACK it gets) */
-		MRE_EXPECT_EQ(test, r.p->sent[0] - s0, 2);
+		/* the request, and no ACK of the response yet */
+		MRE_EXPECT_EQ(test, r.p->sent[0] - s0, 1);
 		MRE_EXPECT_EQ(test, r.p->sent[1] - s1, 1);	/* the response */
 		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.resp_acks, answered + 1);
 		MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_probe +
@@ -706,6 +711,10 @@ MRE_TEST(conn_read_answered_by_response)
 		}
 		MRE_EXPECT_EQ(test, r.p->c[0].tsn_una, r.p->c[0].tsn_next);
 		pair_run(r.p, 1000000000ULL);	/* the delayed ACK */
+		MRE_EXPECT(test, r.p->n[0].ep.ctr.tx_ack > acks);
+		MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_probe +
+			      r.p->n[1].ep.ctr.tx_tlp, rprobes);
+		MRE_EXPECT_EQ(test, r.p->c[1].tsn_una, r.p->c[1].tsn_next);
 	}
 	pair_run(r.p, 1000000000ULL);	/* the delayed ACKs: harmless */
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.drop_ack, 0);

@@ -48,7 +48,7 @@ static void send_on(struct one *o, u32 path, u32 n)
 		struct mre_txd *t = mre_txd_of(&o->c, tsn);
 
 		*t = (struct mre_txd){ .op = MRE_OP_NOP, .state = MRE_TXD_OUT };
-		t->psn = mre_path_sent(&o->c.paths[path], &o->c, tsn, o->now);
+		t->psn = mre_path_sent(&o->c.paths[path], &o->c, tsn, false, o->now);
 		t->path = (u8)path;
 		t->sent = (u32)o->now;
 	}
@@ -596,7 +596,7 @@ MRE_TEST(path_spurious_fack_reorder)
 	MRE_EXPECT_EQ(test, t->state, MRE_TXD_QUEUED);
 	/* resent on path 1 (as send_tsn() would) ... */
 	o->c.rtxq_head = o->c.rtxq_tail;
-	t->psn = mre_path_sent(q, &o->c, t0, o->now);
+	t->psn = mre_path_sent(q, &o->c, t0, false, o->now);
 	t->path = 1;
 	t->sent = (u32)o->now;
 	t->state = MRE_TXD_OUT;
@@ -631,7 +631,7 @@ MRE_TEST(path_fack_resend_in_time)
 	mre_conn_rx(&o->c, o->now, &a, false);
 	t = mre_txd_of(&o->c, t0);
 	o->c.rtxq_head = o->c.rtxq_tail;
-	t->psn = mre_path_sent(q, &o->c, t0, o->now);
+	t->psn = mre_path_sent(q, &o->c, t0, false, o->now);
 	t->path = 1;
 	t->sent = (u32)o->now;
 	t->state = MRE_TXD_OUT;

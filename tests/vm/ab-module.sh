@@ -12,6 +12,7 @@
 #     swnic=1           a third variant: this tree's module with
 #                       mroce_swnic running both devices (the hook in use)
 #     scale=1           multiplies the message counts
+#     cases=NAME,...    only these cases (default: all of CASES below)
 #
 # Devices mA / mB on vethA / vethB in init_net (topo_init). Output: one
 # "# round R VARIANT CASE: FIGURE" line per run, then a table of medians
@@ -19,10 +20,11 @@
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
-ROUNDS=3 SWNIC=1 SCALE=1 BEFORE=${BEFORE:-}
+ROUNDS=3 SWNIC=1 SCALE=1 ONLY='' BEFORE=${BEFORE:-}
 for a in "$@"; do
 	case $a in
 	rounds=*) ROUNDS=${a#*=};; swnic=*) SWNIC=${a#*=};; scale=*) SCALE=${a#*=};;
+	cases=*) ONLY=${a#*=};;
 	"") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -35,7 +37,13 @@ send_bw_4k|ib_send_bw -s 4096 -n 5000|bw
 write_lat_2|ib_write_lat -s 2 -n 2000|lat
 send_lat_2|ib_send_lat -s 2 -n 2000|lat
 read_lat_2|ib_read_lat -s 2 -n 2000|lat
+atomic_lat|ib_atomic_lat -n 2000|lat
+read_bw_4k|ib_read_bw -s 4096 -n 5000|bw
 "
+if [ -n "$ONLY" ]; then
+	CASES=$(grep -E "^(${ONLY//,/|})\|" <<<"$CASES")
+	[ -n "$CASES" ] || { echo "cases=$ONLY: no such case" >&2; exit 2; }
+fi
 O=${RIG_OUT:-/tmp}/ab
 PAIR_LOG=$O/logs; mkdir -p "$PAIR_LOG"
 R=$O/raw.tsv
