@@ -26,10 +26,11 @@ static void show_peer(struct mroce_peer *peer, void *arg)
 {
 	struct seq_file *m = arg;
 	const struct mre_conn *c = &peer->conn;
-	u64 now = ktime_get_ns();
+	u64 now;
 	u32 i;
 
 	spin_lock_bh(&peer->lock);
+	now = max(mroce_clock_ns(), c->clock);
 	seq_printf(m, "peer %pISc from %pISc cid %#llx remote %#llx %s streams %u\n",
 		   &peer->daddr, &peer->saddr, c->cid, c->remote_cid,
 		   mre_conn_state_name(c->state),

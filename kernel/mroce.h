@@ -18,6 +18,7 @@
 #include <linux/netdevice.h>
 #include <linux/ratelimit.h>
 #include <linux/rhashtable-types.h>
+#include <linux/sched/clock.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -137,6 +138,25 @@ static inline void mroce_counter_inc(struct mroce_dev *mdev,
 				     enum mroce_counter c)
 {
 	atomic64_inc(&mdev->counters[c]);
+}
+
+/*
+ * The engine's clock: local_clock(), the scheduler's clock, as TCP's
+ * microsecond RTT stamps once were (tcp_clock_us(), before departure-time
+ * pacing tied TCP to the qdisc's clock). It reads the CPU's cycle counter,
+ * where ktime_get() reads the clocksource: on a guest without a usable TSC
+ * that is an emulated HPET at microseconds a read, and the receive path
+ * reads the clock for every datagram. It is monotonic on one CPU; where
+ * the TSC is not marked stable, CPUs may disagree by a little (it is kept
+ * within a tick of the clocksource), so the engine keeps each connection's
+ * time from going back (mre_conn_clock()) and an RTT sample taken across
+ * CPUs may be off by that much. The hrtimer that serves the engine's
+ * deadline runs on CLOCK_MONOTONIC and is set relative to this clock
+ * (peertab.c, set_timer()).
+ */
+static inline u64 mroce_clock_ns(void)
+{
+	return local_clock();
 }
 
 /* the device's planes: how many (gaps included), and plane @k's netdev */

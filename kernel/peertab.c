@@ -40,13 +40,13 @@ void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b)
 
 /*
  * The engine's clock, read once per lock hold: a packet and the run that
- * follows it share one reading (a clock read is not free everywhere, e.g.
- * an emulated HPET).
+ * follows it share one reading. Never older than the connection's latest
+ * time: the previous holder may have read a CPU whose clock runs ahead.
  */
 u64 mroce_peer_now(struct mroce_peer *peer)
 {
 	if (!peer->now)
-		peer->now = ktime_get_ns();
+		peer->now = mre_conn_clock(&peer->conn, mroce_clock_ns());
 	return peer->now;
 }
 
@@ -66,12 +66,15 @@ static void peer_run(struct mroce_peer *peer)
  */
 static void set_timer(struct mroce_peer *peer)
 {
-	u64 next = peer->next_at;
+	u64 next = peer->next_at, now;
 
 	if (next && (!peer->armed_at || next < peer->armed_at)) {
 		peer->armed_at = next;
-		hrtimer_start(&peer->timer, ns_to_ktime(next),
-			      HRTIMER_MODE_ABS_SOFT);
+		/* the engine's clock is not the timer's: relative to now */
+		now = mroce_clock_ns();
+		hrtimer_start(&peer->timer,
+			      ns_to_ktime(next > now ? next - now : 0),
+			      HRTIMER_MODE_REL_SOFT);
 	}
 }
 
@@ -203,7 +206,7 @@ static struct mroce_peer *peer_new(struct mroce_dev *mdev,
 	peer->used_at = jiffies;
 	spin_lock_init(&peer->lock);
 	refcount_set(&peer->refs, 1);
-	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	hrtimer_init(&peer->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	peer->timer.function = peer_timer;
 	/* connection ids are random: retry the rare collision of 32 bits */
 	for (tries = 0; tries < 8; tries++) {

@@ -24,7 +24,7 @@ static struct mroce_rx_ctx *ctx_of(const struct mre_rx *rx)
 static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
 {
 	struct mroce_rx_ctx ctx = {
-		.mdev = mdev, .skb = skb, .now = ktime_get_ns(),
+		.mdev = mdev, .skb = skb, .now = mroce_clock_ns(),
 		.may_alloc = may_alloc,
 	};
 	struct mre_rx rx = {

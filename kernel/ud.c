@@ -45,7 +45,7 @@ enum ib_wc_status mroce_ud_send(struct mroce_qp *qp, struct mroce_swqe *w,
 	qkey = w->qkey & 0x80000000 ? qp->attr.qkey : w->qkey;
 	p = skb_put(skb, MRE_UD_LEN + w->length);
 	mre_ud_build(p, w->remote_qpn, qp->ibqp.qp_num, qkey,
-		     (__force u32)w->imm, fl, w->length, ktime_get_ns());
+		     (__force u32)w->imm, fl, w->length, mroce_clock_ns());
 	if (w->flags & IB_SEND_INLINE)
 		memcpy(p + MRE_UD_LEN, w->inl, w->length);
 	else if (mroce_sge_copy(qp, w->sge, w->num_sge, 0, p + MRE_UD_LEN,
