@@ -13,18 +13,21 @@
 #                       mroce_swnic running both devices (the hook in use)
 #     scale=1           multiplies the message counts
 #     cases=NAME,...    only these cases (default: all of CASES below)
+#     loss=1%           netem loss of the *_loss cases (vethA's egress,
+#                       the data direction, as tests/vm/bench.sh)
 #
+# *_lo cases run both QPs on mA (its own address: loopback).
 # Devices mA / mB on vethA / vethB in init_net (topo_init). Output: one
 # "# round R VARIANT CASE: FIGURE" line per run, then a table of medians
 # with min-max and after/before; raw lines in $RIG_OUT/ab/raw.tsv.
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
-ROUNDS=3 SWNIC=1 SCALE=1 ONLY='' BEFORE=${BEFORE:-}
+ROUNDS=3 SWNIC=1 SCALE=1 ONLY='' LOSS=1% BEFORE=${BEFORE:-}
 for a in "$@"; do
 	case $a in
 	rounds=*) ROUNDS=${a#*=};; swnic=*) SWNIC=${a#*=};; scale=*) SCALE=${a#*=};;
-	cases=*) ONLY=${a#*=};;
+	cases=*) ONLY=${a#*=};; loss=*) LOSS=${a#*=};;
 	"") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -39,6 +42,10 @@ send_lat_2|ib_send_lat -s 2 -n 2000|lat
 read_lat_2|ib_read_lat -s 2 -n 2000|lat
 atomic_lat|ib_atomic_lat -n 2000|lat
 read_bw_4k|ib_read_bw -s 4096 -n 5000|bw
+write_lat_2_lo|ib_write_lat -s 2 -n 2000|lat
+write_bw_64k_lo|ib_write_bw -s 65536 -n 1000|bw
+write_bw_64k_loss|ib_write_bw -s 65536 -n 300|bw
+write_bw_4k_loss|ib_write_bw -s 4096 -n 5000|bw
 "
 if [ -n "$ONLY" ]; then
 	CASES=$(grep -E "^(${ONLY//,/|})\|" <<<"$CASES")
@@ -74,7 +81,7 @@ unload() {
 # ("Correlation coefficient r^2 < 0.9", 0.00 MB/s): such a run is repeated,
 # twice at most
 run() {	# run ROUND VARIANT CASE
-	local line prog metric args=() i fig name cg sg try
+	local line prog metric args=() i fig name cg sg try sdev=mB sip=$S_IP
 	line=$(grep "^$3|" <<<"$CASES")
 	IFS='|' read -r _ prog metric <<<"$line"
 	read -r -a args <<<"$prog"
@@ -82,10 +89,13 @@ run() {	# run ROUND VARIANT CASE
 		[ "${args[i-1]}" = -n ] && args[i]=$((args[i] * SCALE))
 	done
 	cg=$(gid_index mA "$C_IP") sg=$(gid_index mB "$S_IP")
+	[[ $3 == *_lo ]] && sdev=mA sip=$C_IP sg=$cg
 	for try in 1 2 3; do
 		name=$2-$3-$1-$try
-		C_DEV=mA S_DEV=mB pair "$name" $((120 * SCALE)) "${args[@]}" -d mB -x "$sg" -F -- \
-			"${args[@]}" -d mA -x "$cg" -F "$S_IP" > "$PAIR_LOG/$name.fail" 2>&1
+		[[ $3 == *_loss ]] && tc qdisc replace dev vethA root netem loss "$LOSS"
+		C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) "${args[@]}" -d $sdev -x "$sg" -F -- \
+			"${args[@]}" -d mA -x "$cg" -F "$sip" > "$PAIR_LOG/$name.fail" 2>&1
+		[[ $3 == *_loss ]] && tc qdisc del dev vethA root
 		if [ "$metric" = lat ]; then
 			fig=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+/ {print $5; exit}' "$PAIR_LOG/$name.cli")
 		else
