@@ -69,8 +69,7 @@ struct mre_path {
 	u32 loss_ewma;		/* lost fraction, 1/65536, gain 1/64 */
 	u32 since_repath;	/* packets sent since the last repath */
 	u32 since_ask;		/* packets sent since one asked for an ACK */
-	bool tail_lazy;		/* the newest PSN is a response's that did not
-				 * ask: its ACK may wait (mre_path_sent()) */
+	bool tail_lazy;		/* newest PSN: a response's, no ACK asked */
 	u64 tlp_at;		/* tail probe due (0: not armed) */
 	u32 tlp_psn;		/* the tail probe out (tlp_out) ... */
 	u32 tlp_sent;		/* ... sent then (ns, low 32 bits) */

@@ -199,6 +199,7 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 		    struct mre_pkt *pkt)
 {
 	const struct mre_txd *t = mre_txd_of(c, tsn);
+	bool resp = mre_op_response(t->op);
 
 	pkt->type = MRE_T_DATA;
 	/*
@@ -212,12 +213,12 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 	 * the requester completes on it, the responder completes nothing on
 	 * its ACK, and an ACK asked for there is a packet and its handling
 	 * inside the requester's round trip (veth, loopback: the whole READ
-	 * runs in the poster's softirq). The tail's timers allow for the
+	 * runs in the poster's system call). The tail's timers allow for the
 	 * delay (mre_path_sent()); the counts below still ask twice a window.
 	 */
 	pkt->flags = (t->xmits ? MRE_F_RETX : 0) |
 		     ((t->dflags & MRE_DF_LAST && !mre_op_answered(t->op) &&
-		       !mre_op_response(t->op)) ||
+		       !resp) ||
 		      !p->srtt ? MRE_F_ACK_REQ : 0);
 	pkt->path = p->id;
 	pkt->dst_cid = c->remote_cid;
@@ -243,8 +244,8 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 		p->since_ask = 0;
 		c->since_ask = 0;
 	}
-	pkt->psn = mre_path_sent(p, c, tsn, mre_op_response(t->op) &&
-				 !(pkt->flags & MRE_F_ACK_REQ), now);
+	pkt->psn = mre_path_sent(p, c, tsn,
+				 resp && !(pkt->flags & MRE_F_ACK_REQ), now);
 	pkt->data.path_una = p->psn_una;
 	return mre_wire_data_hdr_len(t->op);
 }

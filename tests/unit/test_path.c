@@ -48,7 +48,8 @@ static void send_on(struct one *o, u32 path, u32 n)
 		struct mre_txd *t = mre_txd_of(&o->c, tsn);
 
 		*t = (struct mre_txd){ .op = MRE_OP_NOP, .state = MRE_TXD_OUT };
-		t->psn = mre_path_sent(&o->c.paths[path], &o->c, tsn, false, o->now);
+		t->psn = mre_path_sent(&o->c.paths[path], &o->c, tsn, false,
+				       o->now);
 		t->path = (u8)path;
 		t->sent = (u32)o->now;
 	}

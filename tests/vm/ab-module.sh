@@ -93,7 +93,7 @@ run() {	# run ROUND VARIANT CASE
 	for try in 1 2 3; do
 		name=$2-$3-$1-$try
 		[[ $3 == *_loss ]] && tc qdisc replace dev vethA root netem loss "$LOSS"
-		C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) "${args[@]}" -d $sdev -x "$sg" -F -- \
+		C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) "${args[@]}" -d "$sdev" -x "$sg" -F -- \
 			"${args[@]}" -d mA -x "$cg" -F "$sip" > "$PAIR_LOG/$name.fail" 2>&1
 		[[ $3 == *_loss ]] && tc qdisc del dev vethA root
 		if [ "$metric" = lat ]; then
