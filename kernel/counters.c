@@ -29,6 +29,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_PEERS_RECLAIMED].name	= "peers_reclaimed",
 	[MROCE_CNT_WQ_BAD_INDEX].name		= "wq_bad_index",
 	[MROCE_CNT_RQ_BAD_RSN].name		= "rq_bad_rsn",
+	[MROCE_CNT_SQ_BAD_MSN].name		= "sq_bad_msn",
 	[MROCE_CNT_SRQ_WINDOW].name		= "srq_window",
 	[MROCE_CNT_RX_OFFLOAD].name		= "rx_offload",
 	[MROCE_CNT_TX_OFFLOAD].name		= "tx_offload",

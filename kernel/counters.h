@@ -32,6 +32,7 @@ enum mroce_counter {
 	MROCE_CNT_PEERS_RECLAIMED,	/* peers freed: unused by any QP, idle */
 	MROCE_CNT_WQ_BAD_INDEX,	/* a ring's producer index went back or too far ahead */
 	MROCE_CNT_RQ_BAD_RSN,	/* a peer completed a receive out of order */
+	MROCE_CNT_SQ_BAD_MSN,	/* the engine completed a message the SQ does not hold */
 	MROCE_CNT_SRQ_WINDOW,	/* SRQ: a receive past the QP's claim window (RNR) */
 	MROCE_CNT_RX_OFFLOAD,	/* of rx_packets: handed up by the device's offload */
 	MROCE_CNT_TX_OFFLOAD,	/* packets the offload's xmit took */

@@ -88,6 +88,12 @@ static u8 sges_keys(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
 	return IB_WC_SUCCESS;
 }
 
+/* SQ index @idx is taken (copied) and not completed */
+static bool sq_pending(const struct mroce_qp *qp, u32 idx)
+{
+	return idx - qp->sq_done < qp->sq_taken - qp->sq_done;
+}
+
 /*
  * Is a local WQE (a registration, an invalidation, a bind) among those
  * before SQ index @idx that have not completed? Then the keys @idx's SGEs
@@ -262,9 +268,23 @@ static void sq_done(struct mroce_qp *qp, u32 idx, enum ib_wc_status st,
 void mroce_req_flush(struct mroce_qp *qp, enum ib_wc_status first,
 		     struct mroce_batch *b)
 {
+	u32 n;
+
 	lockdep_assert_held(&qp->lock);
 	sq_refresh(qp);
-	while (qp->sq_done != qp->sq_taken) {
+	/*
+	 * Never more than the ring holds: sq_refresh() and sq_done() keep
+	 * the indices within it, and if they ever did not, a walk to
+	 * sq_taken would be 2^32 completions in a worker.
+	 */
+	n = qp->sq_taken - qp->sq_done;
+	if (n > qp->sq.r.size) {
+		mroce_dbg_qp(qp, "flush: %u WQEs outstanding, ring %u\n", n,
+			     qp->sq.r.size);
+		n = 0;
+		qp->sq_done = qp->sq_taken;
+	}
+	while (n--) {
 		struct mroce_swqe *w = mroce_swqe(qp, qp->sq_done++);
 
 		sq_release(qp);
@@ -340,17 +360,17 @@ static bool sq_has(struct mroce_qp *qp, u32 idx)
 {
 	u32 f;
 
-	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done)
+	if (sq_pending(qp, idx))
 		return true;
 	sq_refresh(qp);
-	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done)
+	if (sq_pending(qp, idx))
 		return true;
 	/* empty: ask for a doorbell, then look once more (ring.h) */
 	f = mre_ring_load(&qp->sq.r.hdr->flags);
 	mre_ring_store(&qp->sq.r.hdr->flags, f | MRE_RING_F_DB_NEEDED);
 	mre_ring_mb();
 	sq_refresh(qp);
-	if (idx - qp->sq_done >= qp->sq_taken - qp->sq_done)
+	if (!sq_pending(qp, idx))
 		return false;
 	mre_ring_store(&qp->sq.r.hdr->flags, f);
 	return true;
@@ -388,7 +408,7 @@ static struct mroce_swqe *sq_get(struct mroce_qp *qp, u32 msn,
 	struct mroce_swqe *w;
 
 	lockdep_assert_held(&qp->lock);
-	if (idx - qp->sq_done < qp->sq_taken - qp->sq_done &&
+	if (sq_pending(qp, idx) &&
 	    seq_lt(msn, qp->s.tx_msn + (qp->s.tx_busy ? 1 : 0))) {
 		w = mroce_swqe(qp, idx);
 		return w->status ? NULL : w;
@@ -455,10 +475,27 @@ bool mroce_req_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
 {
 	struct mroce_qp *qp = mroce_qp_of_stream(s);
 	struct mroce_batch *b = mroce_peer_batch(s->conn);
+	u32 idx = qp->sq_base + msn;
 	bool ran;
 
 	spin_lock(&qp->lock);
-	sq_done(qp, qp->sq_base + msn, mroce_wc_status(st), b);
+	/*
+	 * The engine completes only messages it fetched, but @msn came a
+	 * long way (a NAK names it): one the SQ does not hold would move
+	 * sq_done past sq_taken and complete WQEs nobody posted. Complete
+	 * nothing; the QP ends, and its flush completes what it does hold.
+	 */
+	if (!sq_pending(qp, idx)) {
+		mroce_counter_inc(mroce_qp_dev(qp), MROCE_CNT_SQ_BAD_MSN);
+		mroce_dbg_qp(qp, "message %u completed, SQ holds %u..%u\n",
+			     msn, qp->sq_done - qp->sq_base,
+			     qp->sq_taken - qp->sq_base);
+		if (qp->state != IB_QPS_ERR)
+			mroce_qp_set_error(qp, MROCE_ST_FATAL);
+		spin_unlock(&qp->lock);
+		return false;
+	}
+	sq_done(qp, idx, mroce_wc_status(st), b);
 	sq_check(qp);
 	/* local WQEs that waited for it run now: the messages after may go */
 	ran = run_local(qp, b);

@@ -333,10 +333,13 @@ void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn)
 	if (s->uc)
 		return;
 	/*
-	 * msn is the wire's: only a message sent and not yet completed can
-	 * fail (a stale or future one would hide the real failure's msn).
+	 * msn is the wire's: only a message sent (tx_msn is the next one,
+	 * under way if tx_busy) and not yet completed can fail. A stale one
+	 * would hide the real failure's msn; a future one would complete
+	 * WQEs the embedder never gave us (its SQ indices past its own).
 	 */
-	if (seq_lt(msn, s->comp_msn) || seq_gt(msn, s->tx_msn) ||
+	if (seq_lt(msn, s->comp_msn) ||
+	    !seq_lt(msn, s->tx_msn + (s->tx_busy ? 1 : 0)) ||
 	    response_held(s, msn)) {
 		s->conn->ep->ctr.drop_inv_req++;
 		return;

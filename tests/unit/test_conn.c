@@ -1251,6 +1251,36 @@ MRE_TEST(conn_nak_stale_msn_ignored)
 }
 
 /*
+ * The next msn, not yet sent, is a future one too. A malformed READ_REQ
+ * forged in node 0's name draws node 1's NAK for whatever msn it named;
+ * naming node 0's next one made node 0 complete a WQE it had never been
+ * given (the kernel's SQ index then ran past its producer and the error
+ * flush walked 2^32 slots: issue 29, item 0). Node 0 drops that NAK.
+ */
+MRE_TEST(conn_nak_next_msn_ignored)
+{
+	struct mre_pkt p = { .data = {
+		.op = MRE_OP_READ_REQ, .dflags = MRE_DF_FIRST | MRE_DF_LAST,
+		.rdsn = 0xfffffffe,
+	} };
+	struct rig r;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 4 * KB, 1);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	MRE_ASSERT(test, !r.a->s.tx_busy);
+	p.data.msn = r.a->s.tx_msn;
+	inject(&r, &p);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT(test, r.p->n[1].ep.ctr.tx_nak >= 1);
+	MRE_EXPECT(test, r.p->n[0].ep.ctr.drop_inv_req >= 1);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT(test, !r.a->s.err);
+	MRE_EXPECT_EQ(test, r.a->s.comp_msn, r.a->s.tx_msn);
+}
+
+/*
  * rdsn comes from the wire: a READ two behind the responder's next would
  * make it walk 2^32 slots to reach it (seconds of CPU in softirq). It is
  * refused like any malformed request: REM_INV_REQ, nothing walked.
@@ -1318,6 +1348,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_read_far_rdsn_refused),
 	  MRE_CASE(conn_atomic_resp_offset_refused),
 	  MRE_CASE(conn_nak_stale_msn_ignored),
+	  MRE_CASE(conn_nak_next_msn_ignored),
 	  MRE_CASE(conn_read_right_revoked),
 	  MRE_CASE(conn_read_done_then_revoked),
 	  MRE_CASE(conn_read_answered_by_response),

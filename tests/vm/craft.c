@@ -23,7 +23,8 @@
  *                   length 0, at TSN --tsn (or the victim's receive base
  *                   from its debugfs + --tsn-ahead, or random), streams
  *                   --dst-stream / --src-stream (the victim's QPN, its
- *                   peer's QPN); prints how long the send took
+ *                   peer's QPN), msn --msn (or random); prints how
+ *                   long the send took
  *   foreign         DATA WRITE, ACK, PROBE and ACCEPT packets carrying the
  *                   live --cid, round robin, --count in all
  *   garbage         --count datagrams: random bytes and mutated valid
@@ -86,6 +87,7 @@ static struct {
 	int have_streams;
 	uint32_t rdsn;
 	uint32_t rsn;
+	int64_t msn;		/* read-far's msn; -1: random */
 	struct mre_addr node;	/* first flood node */
 	int have_node;
 	struct mre_addr claim;	/* forged: the node we claim to be */
@@ -95,7 +97,7 @@ static struct {
 	const char *netns;
 	int cookie, wait_ms, listen_ms, verbose;
 } opt = {
-	.port = MRE_DEFAULT_UDP_PORT, .tsn = -1, .tsn_ahead = 32, .tsn_step = 1,
+	.port = MRE_DEFAULT_UDP_PORT, .tsn = -1, .msn = -1, .tsn_ahead = 32, .tsn_step = 1,
 	.rdsn = 0xfffffffeu, .rsn = 1, .wait_ms = 200,
 };
 
@@ -516,14 +518,17 @@ static void mode_read_far(void)
 		p.data.rkey = (u32)rnd();
 		p.data.raddr = 0;
 		p.data.mlen = 0;
+		if (opt.msn >= 0)
+			p.data.msn = (u32)opt.msn;
 		if (!i)
 			tsn0 = tsn;
 		send_pkt(&p, 0);
 	}
-	printf("craft read-far: sent %lu READ_REQs (%lu bytes) in %.2f s: dst_cid %#" PRIx64 " tsn %u%s streams %u<-%u rdsn %#x len 0 path %u psn %u; longest send %.3f s, %lu send errors\n",
+	printf("craft read-far: sent %lu READ_REQs (%lu bytes) in %.2f s: dst_cid %#" PRIx64 " tsn %u%s streams %u<-%u msn %u rdsn %#x len 0 path %u psn %u; longest send %.3f s, %lu send errors\n",
 	       n_sent, n_bytes, now_s() - t0, opt.cid, tsn0,
 	       opt.tsn < 0 && have_gate ? " (rx gate + ahead)" : "",
-	       p.data.dst_stream, p.data.src_stream, opt.rdsn, opt.path, opt.psn,
+	       p.data.dst_stream, p.data.src_stream, p.data.msn, opt.rdsn,
+	       opt.path, opt.psn,
 	       max_send_s, n_err);
 }
 
@@ -761,6 +766,7 @@ static void usage(FILE *f)
 "                      the victim's QPN and its peer's (default random)\n"
 "  --rdsn N            read-far's rdsn (default 0xfffffffe)\n"
 "  --rsn N             send-rsn's receive sequence number (default 1)\n"
+"  --msn N             read-far's message number (default random)\n"
 "  --node ADDR         connect-flood: first node named (default 10.66.0.1 / fd66::1)\n"
 "  --claim ADDR        forged-connect: the node to claim to be (plane 0)\n"
 "  --cookie            after each CONNECT wait --wait-ms (200) for a reply;\n"
@@ -796,7 +802,7 @@ int main(int argc, char **argv)
 	enum { OPT_DST = 256, OPT_PORT, OPT_SRC, OPT_SPORT, OPT_COUNT, OPT_RATE, OPT_SEED,
 	       OPT_CID, OPT_SCID, OPT_PEERS, OPT_PEER, OPT_TSN, OPT_AHEAD, OPT_PATH, OPT_PSN,
 	       OPT_DSTR, OPT_SSTR, OPT_RDSN, OPT_RSN, OPT_NODE, OPT_CLAIM, OPT_COOKIE, OPT_WAIT,
-	       OPT_LISTEN, OPT_STEP, OPT_NETNS };
+	       OPT_LISTEN, OPT_STEP, OPT_NETNS, OPT_MSN };
 	static const struct option lo[] = {
 		{ "dst", 1, 0, OPT_DST }, { "port", 1, 0, OPT_PORT },
 		{ "src", 1, 0, OPT_SRC }, { "sport", 1, 0, OPT_SPORT },
@@ -807,6 +813,7 @@ int main(int argc, char **argv)
 		{ "tsn-ahead", 1, 0, OPT_AHEAD }, { "path", 1, 0, OPT_PATH },
 		{ "psn", 1, 0, OPT_PSN }, { "dst-stream", 1, 0, OPT_DSTR },
 		{ "src-stream", 1, 0, OPT_SSTR }, { "rdsn", 1, 0, OPT_RDSN }, { "rsn", 1, 0, OPT_RSN },
+		{ "msn", 1, 0, OPT_MSN },
 		{ "node", 1, 0, OPT_NODE }, { "claim", 1, 0, OPT_CLAIM },
 		{ "cookie", 0, 0, OPT_COOKIE }, { "wait-ms", 1, 0, OPT_WAIT },
 		{ "listen-ms", 1, 0, OPT_LISTEN }, { "tsn-step", 1, 0, OPT_STEP },
@@ -839,6 +846,7 @@ int main(int argc, char **argv)
 		case OPT_SSTR: opt.src_stream = (uint32_t)num(optarg); have_sstr = 1; break;
 		case OPT_RDSN: opt.rdsn = (uint32_t)num(optarg); break;
 		case OPT_RSN: opt.rsn = (uint32_t)num(optarg); break;
+		case OPT_MSN: opt.msn = (int64_t)(num(optarg) & 0xffffffffu); break;
 		case OPT_NODE: addr_opt(optarg, &opt.node); opt.have_node = 1; break;
 		case OPT_CLAIM: addr_opt(optarg, &opt.claim); opt.have_claim = 1; break;
 		case OPT_COOKIE: opt.cookie = 1; break;

@@ -53,7 +53,9 @@
 #     remote connection id;
 # After the phases, a malicious connected peer's SEND for the second of
 # two posted receives (mroce-wr-check --idle-recv): no receive completes
-# successfully out of order.
+# successfully out of order. Then its malformed READ_REQ naming the
+# peer's next message (mroce-wr-check --idle-read): the victim's QP fails
+# and flushes, the peer completes nothing, no CPU stalls, the log is clean.
 #   - many: never more than max_peers (4) peers; peers reclaimed to make
 #     room (peers_reclaimed); 4 s later only the real peer is left, its
 #     connection (which a QP uses) kept;
@@ -352,6 +354,39 @@ recv_order() {
 	return $rc
 }
 t_ok "malicious peer: a SEND for the second receive completes nothing out of order" recv_order
+
+# One forged packet from the peer's own address (nsA), with the live id and
+# TSN: a READ_REQ with a far rdsn naming the peer's next message (msn 1,
+# after one WRITE). The victim fails its QP (a malformed request) and NAKs
+# msn 1; the peer, which never sent msn 1, must complete nothing and stay
+# up. Before the fix it completed a WQE nobody posted and its error flush
+# spun in a worker for good (soft lockup, RCU stall: issue 29, item 0).
+peer_read() {
+	local out=$PAIR_LOG/peer-read q k0 rc x
+	fresh_devices || return 1
+	k0=$(dmesg | wc -l)
+	beat_start peer-read
+	timeout 60 mroce-wr-check --idle-read 4 "$C_DEV" "$CG" "$S_DEV" "$SG" > "$out.chk" 2>&1 &
+	local ck=$!
+	t_wait 10 grep -q '^idle-read: qpn' "$out.chk" || { beat_stop; cat "$out.chk"; return 1; }
+	t_wait 10 established
+	q=$(sed -n 's/^idle-read: qpn A \([0-9]*\) B \([0-9]*\) msn 1$/\1 \2/p' "$out.chk")
+	set -- $q
+	timeout 30 mroce-craft --netns nsA --dst "$S_IP" --src "$C_IP" \
+		--peers "$PEERS" --peer "$C_IP" --tsn-ahead 0 \
+		--dst-stream "$2" --src-stream "$1" --msn 1 --rdsn "$FAR_RDSN" -v read-far > "$out.craft" 2>&1
+	wait "$ck"; rc=$?
+	sleep 2		# a worker that spins shows in the beats and the log
+	beat_stop
+	dmesg | tail -n +$((k0 + 1)) > "$out.dmesg"
+	sed 's/^/#   /' "$out.craft" "$out.chk"
+	x=$(beat_gap peer-read)
+	echo "# peer-read: victim's drop_inv_req $(ctr "$S_DEV" drop_inv_req) tx_nak $(ctr "$S_DEV" tx_nak); peer's drop_inv_req $(ctr "$C_DEV" drop_inv_req) sq_bad_msn $(ctr "$C_DEV" sq_bad_msn); longest heartbeat gap $x s"
+	grep -hE "$KBAD" "$out.dmesg" | head -3 | sed 's/^/# peer-read: dmesg: /'
+	[ "$rc" = 0 ] && ! grep -qE "$KBAD" "$out.dmesg" &&
+		awk -v x="$x" -v l="$STALL_S" 'BEGIN {exit !(x < l)}'
+}
+t_ok "malicious peer: a far READ naming the peer's next message fails the victim's QP alone, no lockup" peer_read
 topo_netns_del
 ip netns del nsX
 t_done

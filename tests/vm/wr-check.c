@@ -46,6 +46,14 @@
  * malicious peer (tests/vm/hostile.sh), then checks that no receive
  * completed successfully out of order: each completion of B's receives is
  * printed; a SUCCESS is a failure, unless it is the first receive's.
+ *
+ *	mroce-wr-check --idle-read SECS DEV_A GIDX_A DEV_B GIDX_B
+ *
+ * connects an RC pair, completes one WRITE from A, posts a receive on B,
+ * prints "idle-read: qpn A N B M msn 1" and stays idle for SECS while the
+ * caller forges a malformed READ_REQ to B from A's address naming A's next
+ * message (tests/vm/hostile.sh); then A must have completed nothing more
+ * and still be in RTS, and B must be in error with its receive flushed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -1954,24 +1962,84 @@ static void idle_recv(struct side *a, struct side *b, int secs)
 	ibv_destroy_qp(qb);
 }
 
+/*
+ * A's one WRITE completes (A's next message is msn 1); the caller then
+ * forges, from A's address, a malformed READ_REQ to B that names msn 1.
+ * B's QP fails, as for any malformed request, and flushes its receive; B's
+ * NAK names a message A has not sent, so A completes nothing (before the
+ * fix A completed a WQE nobody posted and its error flush walked 2^32
+ * slots in a worker) and its QP stays in RTS.
+ */
+static void idle_read(struct side *a, struct side *b, int secs)
+{
+	struct ibv_qp *qa = qp_ex(a, IBV_QPT_RC, RC_OPS, NULL);
+	struct ibv_qp *qb = qp_ex(b, IBV_QPT_RC, RC_OPS, NULL);
+	struct ibv_sge sge = { .addr = (uintptr_t)a->buf, .length = 64,
+			       .lkey = a->mr->lkey };
+	struct ibv_send_wr wr = {
+		.wr_id = 0xe1, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE, .send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { .remote_addr = (uintptr_t)b->buf + 8192,
+			     .rkey = b->mr->rkey },
+	}, *bad;
+	struct ibv_wc wc;
+	char desc[160];
+	int n = 0, st;
+
+	if (!qa || !qb)
+		die("QPs");
+	rc_connect(qa, a, qb->qp_num, &b->gid);
+	rc_connect(qb, b, qa->qp_num, &a->gid);
+	post_recv(qb, b, 0xe0, 0, 4096);
+	if (ibv_post_send(qa, &wr, &bad))
+		die("post_send");
+	check(expect_wc(a->cq, 0xe1, IBV_WC_RDMA_WRITE, &wc),
+	      "A's WRITE (msn 0) completes");
+	printf("idle-read: qpn A %u B %u msn 1\n", qa->qp_num, qb->qp_num);
+	sleep(secs);
+	/* (bounded: before the fix the flush never ended) */
+	while (n < 64 && poll1(a->cq, &wc, 500) == 1) {
+		printf("#   A completion wr_id %#llx %s\n",
+		       (unsigned long long)wc.wr_id,
+		       ibv_wc_status_str(wc.status));
+		n++;
+	}
+	snprintf(desc, sizeof(desc),
+		 "A completed nothing it was not given (%d completions)", n);
+	check(!n, desc);
+	check(qp_state(qa) == IBV_QPS_RTS, "A's QP is still in RTS");
+	check(qp_state(qb) == IBV_QPS_ERR, "B's QP failed (the malformed READ)");
+	st = wc_status(b->cq, 0xe0, &wc);
+	snprintf(desc, sizeof(desc), "B's receive flushed (%s)",
+		 st < 0 ? "no completion" : ibv_wc_status_str(st));
+	check(st == IBV_WC_WR_FLUSH_ERR, desc);
+	ibv_destroy_qp(qa);
+	ibv_destroy_qp(qb);
+}
+
 int main(int argc, char **argv)
 {
 	struct side a = {}, b = {};
 	int gone = argc > 1 && (!strcmp(argv[1], "--sink-gone") ||
 				!strcmp(argv[1], "--dmabuf"));
 	int dmabuf = gone && !strcmp(argv[1], "--dmabuf");
-	int idle = argc > 2 && !strcmp(argv[1], "--idle-recv") ? atoi(argv[2]) : 0;
+	int rd = argc > 2 && !strcmp(argv[1], "--idle-read");
+	int idle = argc > 2 && (rd || !strcmp(argv[1], "--idle-recv")) ?
+		   atoi(argv[2]) : 0;
 
 	if (idle) {
 		if (argc != 7) {
-			fprintf(stderr, "usage: %s --idle-recv SECS DEV_A GIDX_A DEV_B GIDX_B\n",
+			fprintf(stderr, "usage: %s --idle-recv|--idle-read SECS DEV_A GIDX_A DEV_B GIDX_B\n",
 				argv[0]);
 			return 2;
 		}
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		side_open(&a, argv[3], atoi(argv[4]));
 		side_open(&b, argv[5], atoi(argv[6]));
-		idle_recv(&a, &b, idle);
+		if (rd)
+			idle_read(&a, &b, idle);
+		else
+			idle_recv(&a, &b, idle);
 		printf("%d passed, %d failed\n", passed, failed);
 		return failed ? 1 : 0;
 	}
