@@ -4,10 +4,11 @@
  * in ep.h).
  *
  *	parse ............................ drop_short .. drop_field
+ *	from an address no peer has ...... drop_src (nothing answered)
  *	to a group or a broadcast, not UD .. drop_group
  *	UD ............................... rx_ud, mre_ops.ud_rx
- *	CONNECT .. no valid cookie ....... RETRY (connect_cookie, retry_tx /
- *	                                   retry_limited), nothing kept
+ *	CONNECT .. no valid cookie ....... RETRY (connect_cookie, retry_tx;
+ *	                                   never limited), nothing kept
  *	           by its source address . conn_by_addr, else conn_new
  *	                                   (drop_conn_new, connect_later);
  *	           by a plane not its own  drop_foreign
@@ -65,36 +66,52 @@ static bool cookie_ok(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 }
 
 /*
- * May one more RESET or RETRY go to @src? At most reset_burst a second to
- * one source: sources share a bucket by a keyed hash of the address, so a
- * flood from one (or forged in the name of one) cannot use up another's.
+ * May one more RESET go to @src? At most reset_burst (and 65535) in one
+ * second of the endpoint's to one source. Sources share MRE_RL_BUCKETS
+ * buckets by a keyed hash of the address: a flood in the name of k
+ * sources uses up at most k buckets, which a sender cannot choose, so any
+ * other source shares one of them with a chance of at most k / 4096 (a
+ * few hundred: under one in ten), and to starve every source takes some
+ * 4096 * reset_burst datagrams a second. No cap over all sources: whoever
+ * floods could use that up for all.
+ * The seconds are the endpoint's: one starts at the first RESET asked for
+ * after the last one ended, and has a number (rl_gen); a bucket counts
+ * only in the second it last counted in (a source may get two seconds'
+ * worth around the turn). When the number wraps (after 65536 seconds at
+ * least) the buckets are cleared, so a stale one never counts.
  * Datagrams of one endpoint may be demuxed on several CPUs at once: like
- * the counters, the buckets are not serialised, and a race lets one or two
+ * the counters, the limiter is not serialised, and a race lets one or two
  * more through in a second (a clock read on another CPU may also be a
  * little older: compared as signed).
  */
 static bool rl_take(struct mre_ep *ep, u64 now, const struct mre_addr *src)
 {
+	u32 burst = MRE_MIN(ep->cfg.reset_burst, 0xffffu), v, *b;
 	u8 m[ADDR_KEY_LEN];
-	struct mre_rl *b;
 
 	addr_key(src, m);
 	mre_ep_key(ep);
-	b = &ep->rl[mre_siphash(ep->secret, m, sizeof(m)) % MRE_RL_BUCKETS];
+	b = &ep->rl[mre_siphash(ep->secret, m, sizeof(m)) &
+		    (MRE_RL_BUCKETS - 1)];
 
-	if (!b->start || (s64)(now - b->start) >= (s64)NSEC_PER_S) {
-		b->start = now ? now : 1;
-		b->sent = 0;
+	if (!ep->rl_start || (s64)(now - ep->rl_start) >= (s64)NSEC_PER_S) {
+		ep->rl_start = now ? now : 1;
+		if (!++ep->rl_gen)
+			mre_memset(ep->rl, 0, sizeof(ep->rl));
 	}
-	if (b->sent >= ep->cfg.reset_burst)
+	v = *b;
+	if (v >> 16 != ep->rl_gen)
+		v = (u32)ep->rl_gen << 16;
+	if ((v & 0xffff) >= burst)
 		return false;
-	b->sent++;
+	*b = v + 1;
 	return true;
 }
 
 /*
- * Send @p (a RESET or a RETRY) back to where the datagram came from, if
- * its source's bucket allows: counted in *@sent, or in *@limited.
+ * Send @p (a RESET or a RETRY) back to where the datagram came from,
+ * counted in *@sent; a RESET (@limited set) only if its source's bucket
+ * allows, else counted in *@limited.
  */
 static void reply(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 		  const struct mre_pkt *p, u64 *sent, u64 *limited)
@@ -104,7 +121,7 @@ static void reply(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 	MRE_STATIC_ASSERT(MRE_RETRY_LEN <= MRE_RESET_LEN, "reply buffer");
 	if (!ep->ops->reply)
 		return;
-	if (!rl_take(ep, now, &rx->src)) {
+	if (limited && !rl_take(ep, now, &rx->src)) {
 		(*limited)++;
 		return;
 	}
@@ -114,7 +131,17 @@ static void reply(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 	ep->ops->reply(ep, rx, buf, mre_wire_put(buf, p));
 }
 
-/* a CONNECT without a valid cookie: the cookie, and nothing kept */
+/*
+ * A CONNECT without a valid cookie: the cookie, and nothing kept. Every
+ * one is answered, with no limit: a RETRY is smaller than the CONNECT it
+ * answers (no amplification: a forger could send the victim as much
+ * itself), costs what receiving the CONNECT did, and is the only way in.
+ * Any limit keyed by the source address, which the forger chooses, is
+ * one that a flood forged in the name of a node uses up for that node: a
+ * hundred forged CONNECTs a second would keep it from ever connecting
+ * (and a limit per bucket, a few hundred sources from connecting at all).
+ * So retry_limited stays 0.
+ */
 static void send_retry(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 		       const struct mre_pkt *in)
 {
@@ -128,8 +155,9 @@ static void send_retry(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 		},
 	};
 
+	MRE_STATIC_ASSERT(MRE_RETRY_LEN <= MRE_CONNECT_LEN, "no amplification");
 	ep->ctr.connect_cookie++;
-	reply(ep, now, rx, &p, &ep->ctr.retry_tx, &ep->ctr.retry_limited);
+	reply(ep, now, rx, &p, &ep->ctr.retry_tx, NULL);
 }
 
 /* answer a packet for an unknown connection id with a RESET naming it */
@@ -182,30 +210,51 @@ static bool bound(const struct mre_conn *c, const struct mre_rx *rx,
 	return false;
 }
 
+/* an IPv4 address no node has: 0/8, loopback, multicast, broadcast */
+static bool v4_bogus(const u8 *a)
+{
+	return !a[0] || a[0] == 127 || (a[0] & 0xf0) == 0xe0 ||
+	       (a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255);
+}
+
+/*
+ * Can @a be no peer's address? IPv4 0/8, 127/8, 224/4 and
+ * 255.255.255.255; IPv6 ::, ::1, ff00::/8, and IPv4-mapped ones of the
+ * IPv4 kinds; an address of no family. No node sends from one, nor can
+ * be reached at one: a datagram from one is forged (or our own stack
+ * talking to itself over 127/8, which mroce does not use: a node that
+ * talks to itself does so at its own address), and an answer would go
+ * to ourselves or to a group. 240/4 is left alone (some use it as
+ * unicast), and so are our own addresses, which the embedder knows.
+ */
+static bool addr_bogus(const struct mre_addr *a)
+{
+	u32 i;
+
+	if (a->family == MRE_AF_INET)
+		return v4_bogus(a->a);
+	if (a->family != MRE_AF_INET6)
+		return true;
+	if (a->a[0] == 0xff)				/* ff00::/8 */
+		return true;
+	for (i = 0; i < 10; i++)
+		if (a->a[i])
+			return false;
+	if (a->a[10] == 0xff && a->a[11] == 0xff)	/* ::ffff:a.b.c.d */
+		return v4_bogus(a->a + 12);
+	if (a->a[10] || a->a[11] || a->a[12] || a->a[13] || a->a[14])
+		return false;
+	return a->a[15] <= 1;				/* :: and ::1 */
+}
+
 /* may @a be a peer's plane address: unicast, of @family, not ours */
 static bool plane_addr_ok(const struct mre_addr *a, u8 family,
 			  const struct mre_addr *ours, u32 nours)
 {
-	u32 i, n = mre_addr_len(family);
-	bool zero = true;
+	u32 i;
 
-	if (a->family != family || mre_addr_is_group(a))
+	if (a->family != family || addr_bogus(a))
 		return false;
-	for (i = 0; i < n; i++)
-		zero &= !a->a[i];
-	if (zero)
-		return false;
-	if (family == MRE_AF_INET &&
-	    (a->a[0] == 127 || a->a[0] == 0 ||
-	     (a->a[0] == 255 && a->a[1] == 255 && a->a[2] == 255 &&
-	      a->a[3] == 255)))
-		return false;
-	if (family == MRE_AF_INET6 && a->a[15] == 1) {
-		for (i = 0, zero = true; i < 15; i++)
-			zero &= !a->a[i];
-		if (zero)		/* ::1 */
-			return false;
-	}
 	for (i = 0; i < nours; i++)
 		if (mre_addr_eq(a, &ours[i]))
 			return false;
@@ -315,6 +364,11 @@ struct mre_conn *mre_ep_rx(struct mre_ep *ep, u64 now, const struct mre_rx *rx)
 
 	if (mre_ep_parse(ep, rx->buf, rx->len, &pkt))
 		return NULL;
+	/* from an address no peer has: never answered, nothing kept */
+	if (addr_bogus(&rx->src)) {
+		ep->ctr.drop_src++;
+		return NULL;
+	}
 	/* only UD may be sent to a group; nothing to a broadcast address */
 	if (rx->bcast || (pkt.type != MRE_T_UD && mre_addr_is_group(&rx->dst))) {
 		ep->ctr.drop_group++;

@@ -66,7 +66,7 @@ struct mre_config {
 	u32 repath_loss_pct;	/* move a path whose loss exceeds this %, and ... */
 	u32 repath_factor;	/* ... this many times the connection's average */
 	u32 tx_burst;		/* most packets one mre_conn_run() sends */
-	u32 reset_burst;	/* RESETs, RETRYs a second to one source (demux.c) */
+	u32 reset_burst;	/* RESETs a second to one source (demux.c) */
 };
 
 /* fill cfg with the defaults documented in protocol.md */
@@ -100,7 +100,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(reset_limited) X(drop_place)					\
 	X(retry_tx)	X(retry_rx)	X(retry_limited) X(drop_retry)	\
 	X(connect_cookie) X(drop_foreign) X(challenge_tx)		\
-	X(drop_plane_addr) X(loss_cut)
+	X(drop_plane_addr) X(loss_cut)	X(drop_src)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;
@@ -324,7 +324,8 @@ struct mre_ops {
 		      const struct mre_pkt *pkt);
 	/*
 	 * Send @pkt (a RESET or a RETRY) back: from rx->dst to rx->src, port
-	 * rx->src_port. The demux limits these per source (reset_burst).
+	 * rx->src_port. The demux limits RESETs per source (reset_burst);
+	 * a RETRY answers one CONNECT and is not limited.
 	 */
 	void (*reply)(struct mre_ep *ep, const struct mre_rx *rx, const u8 *pkt,
 		      u32 len);
@@ -409,12 +410,16 @@ struct mre_ep {
 	/* the key of cookies and limiter buckets (hash.h): mre_ep_key() */
 	u64 secret[2];
 	bool secret_set;
-	/* RESETs and RETRYs to one source: its bucket's second, and count */
-#define MRE_RL_BUCKETS	64
-	struct mre_rl {
-		u64 start;
-		u32 sent;
-	} rl[MRE_RL_BUCKETS];
+	/*
+	 * The RESET limiter (demux.c rl_take()): the endpoint's current
+	 * second (its start, and its number), and per bucket of sources
+	 * the number of the second it last counted (high 16 bits) and the
+	 * RESETs it sent then (low 16). Fixed: 16 KiB, whatever the peers.
+	 */
+#define MRE_RL_BUCKETS	4096	/* a power of two */
+	u64 rl_start;
+	u16 rl_gen;
+	u32 rl[MRE_RL_BUCKETS];
 	void *priv;		/* the embedder's */
 };
 
@@ -434,17 +439,20 @@ void mre_ep_key(struct mre_ep *ep);
  * A received datagram (@rx): the one receive entry of the engine.
  *
  * It parses and validates the packet (each refusal counted under its own
- * reason) and finds its connection through the embedder: DATA, ACK,
- * ACCEPT, PROBE and RETRY by their dst_cid (mre_ops.conn_by_id), and only
- * from an address of that peer; RESET by its sender's address; CONNECT by
- * the address it came from, once its cookie proves that address (else it
- * is answered with a RETRY and nothing is kept), creating a connection
- * for an unknown node (conn_new). It answers a packet for an unknown id
- * with a RESET (mre_ops.reply; RESETs and RETRYs at most reset_burst a
- * second to one source), gives UD datagrams to mre_ops.ud_rx, learns the
- * peer's planes from the blob of the CONNECT or ACCEPT that opens a
- * connection, and hands the packet to its connection. Nothing that came
- * off the wire is trusted before then (protocol.md section 11).
+ * reason), refuses one from a source address no peer can have
+ * (unspecified, loopback, multicast, broadcast: drop_src, never answered)
+ * and finds its connection through the embedder: DATA, ACK, ACCEPT, PROBE
+ * and RETRY by their dst_cid (mre_ops.conn_by_id), and only from an
+ * address of that peer; RESET by its sender's address; CONNECT by the
+ * address it came from, once its cookie proves that address (else it is
+ * answered with a RETRY and nothing is kept), creating a connection for
+ * an unknown node (conn_new). It answers a packet for an unknown id with
+ * a RESET (mre_ops.reply; RESETs at most reset_burst a second to one
+ * source, a RETRY to every CONNECT without a cookie), gives UD datagrams
+ * to mre_ops.ud_rx, learns the peer's planes from the blob of the CONNECT
+ * or ACCEPT that opens a connection, and hands the packet to its
+ * connection. Nothing that came off the wire is trusted before then
+ * (protocol.md section 11).
  *
  * Returns the connection it delivered to, still held (see conn_by_id):
  * the caller runs it (mre_conn_run()) and lets go of it. NULL when the

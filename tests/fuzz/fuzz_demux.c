@@ -20,8 +20,9 @@
  * A bug is: a crash or sanitizer report; mre_ep_rx() returning a
  * connection that is not one of the node's; a packet the node sends that
  * does not parse; a blob that parses to more than MRE_BLOB_MAX_PLANES or
- * does not survive being written back and parsed again; more RESETs and
- * RETRYs to one sender in a second than reset_burst.
+ * does not survive being written back and parsed again; more RESETs to
+ * one sender in a second than reset_burst (RETRYs are not limited); a
+ * RETRY that answers no CONNECT.
  */
 #include "model.h"
 #include <stdint.h>
@@ -43,6 +44,7 @@ static struct {
 	u64 epoch;
 	u32 resets[MDL_MAX_PEERS];
 	u64 cookie;		/* the latest RETRY's */
+	u64 retries;		/* RETRYs sent */
 } w;
 
 static void out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
@@ -52,9 +54,12 @@ static void out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
 
 	if (mre_wire_parse(pkt, len, &p) != MRE_PARSE_OK)
 		BUG();
-	if (p.type == MRE_T_RETRY)
+	if (p.type == MRE_T_RETRY) {
 		w.cookie = p.retry.cookie;
-	if (p.type != MRE_T_RESET && p.type != MRE_T_RETRY)
+		if (++w.retries > w.n.ep.ctr.connect_cookie)
+			BUG();
+	}
+	if (p.type != MRE_T_RESET)
 		return;
 	if (w.now - w.epoch >= 1000000000ULL) {
 		w.epoch = w.now;
@@ -104,6 +109,7 @@ static void setup(void)
 	w.epoch = 0;
 	memset(w.resets, 0, sizeof(w.resets));
 	w.cookie = 0;
+	w.retries = 0;
 	mdl_node_init(&w.n, 0, 0x5eed, &cfg);
 	w.n.out = out;
 	w.n.new_conn = new_conn;

@@ -217,7 +217,7 @@ MRE_TEST(demux_bound_to_peer)
 
 /*
  * RESETs are limited per source: a flood from one address does not use
- * up what another may get. Sources share 64 buckets by a keyed hash; of
+ * up what another may get. Sources share 4096 buckets by a keyed hash; of
  * three other sources at least one is in another bucket than the first.
  */
 MRE_TEST(demux_reset_limit_per_source)
@@ -311,6 +311,179 @@ MRE_TEST(demux_connect_from_unknown)
 	MRE_EXPECT_EQ(test, o->sent, 3);
 	the_one = NULL;
 }
+
+/*
+ * A RETRY is never limited: CONNECTs forged in the name of a node, 200 a
+ * second, and more from a few hundred other addresses, do not keep that
+ * node (nor another) from getting its RETRY, and so from connecting.
+ * (With RETRYs in the RESET budget, 100 a second for a bucket of sources,
+ * node 4's own bucket was spent and it never got one.)
+ */
+MRE_TEST(demux_retry_not_starved)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = connect_from(0x7000, NULL, 0);
+	u32 i, from;
+
+	the_one = o;
+	o->n.new_conn = new_conn;
+	for (i = 0; i < 200; i++) {		/* forged: node 4 sends none */
+		p.connect.src_cid = 0x7100 + i;
+		rx_from(o, 4, &p);
+	}
+	for (from = 100; from < 400; from++) {	/* 300 forged sources */
+		for (i = 0; i < 110; i++) {
+			p.connect.src_cid = (u64)from << 16 | i;
+			rx_from(o, from, &p);
+		}
+	}
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.connect_cookie, 200 + 300 * 110);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.retry_tx, 200 + 300 * 110);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.retry_limited, 0);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
+	/* the same second: node 4 itself, then node 5, get in */
+	o->now += 1000;
+	p = connect_from(0x4444, NULL, 0);
+	rx_connect(test, o, 4, &p);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 1);
+	MRE_EXPECT_EQ(test, o->extra.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->extra.remote_cid, 0x4444);
+	o->n.new_conn = NULL;			/* refused: the RETRY counts */
+	p = connect_from(0x5555, NULL, 0);
+	rx_connect(test, o, 5, &p);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.retry_limited, 0);
+	the_one = NULL;
+}
+
+/*
+ * Three hundred sources that draw RESETs as fast as they may use up at
+ * most 300 of the 4096 buckets: of 50 other sources, each sending as many
+ * as its own budget in the same second, nearly all get every one (one may
+ * share a bucket with a flooder, or with another of the 50: about 5 of
+ * them on average; the test asks for 35). Each is still held to its
+ * budget. (With 64 buckets the 300 left none free.)
+ */
+MRE_TEST(demux_reset_not_starved)
+{
+	struct mre_config cfg;
+	struct mre_pkt p = probe_to(0xbeef);
+	struct one *o;
+	u32 i, from, full = 0;
+	u64 before;
+
+	mre_config_default(&cfg);
+	cfg.reset_burst = 3;
+	o = one_new(test, &cfg);
+	for (from = 1000; from < 1300; from++)
+		for (i = 0; i < 20; i++)
+			rx_from(o, from, &p);
+	MRE_EXPECT(test, o->n.ep.ctr.reset_tx <= 300 * 3);
+	MRE_EXPECT(test, o->n.ep.ctr.reset_limited >= 300 * 17);
+	o->now += 1000;
+	for (from = 2000; from < 2050; from++) {
+		before = o->n.ep.ctr.reset_tx;
+		for (i = 0; i < 3; i++)
+			rx_from(o, from, &p);
+		full += o->n.ep.ctr.reset_tx - before == 3;
+	}
+	MRE_EXPECT(test, full >= 35);
+	/* and one source alone gets no more than its own */
+	before = o->n.ep.ctr.reset_tx;
+	for (i = 0; i < 10; i++)
+		rx_from(o, 3000, &p);
+	MRE_EXPECT(test, o->n.ep.ctr.reset_tx - before <= 3);
+}
+
+/* a datagram from @src with @p: what mre_ep_rx() did with it */
+static struct mre_conn *rx_addr(struct one *o, const struct mre_addr *src,
+				const struct mre_pkt *p)
+{
+	u8 buf[MRE_CONNECT_LEN + MRE_MAX_BLOB];
+	struct mre_rx rx = {
+		.buf = buf, .len = mre_wire_put(buf, p), .src = *src,
+		.dst = mdl_addr(0), .src_port = 49152,
+	};
+
+	return mre_ep_rx(&o->n.ep, o->now, &rx);
+}
+
+#define V4(w, x, y, z)	{ .family = MRE_AF_INET, .a = { w, x, y, z } }
+#define V6(...)		{ .family = MRE_AF_INET6, .a = { __VA_ARGS__ } }
+
+/*
+ * A source address no peer can have (unspecified, loopback, multicast,
+ * broadcast, the IPv4-mapped forms of those, none at all) gets nothing:
+ * no RETRY, no RESET, no connection, not even to a connection's id; each
+ * datagram counted in drop_src. 240/4, link-local and IPv4-mapped unicast
+ * sources are answered as any other.
+ */
+MRE_TEST(demux_bogus_source)
+{
+	static const struct mre_addr bad[] = {
+		V4(0, 0, 0, 0), V4(0, 1, 2, 3), V4(127, 0, 0, 1),
+		V4(127, 255, 0, 9), V4(224, 0, 0, 1), V4(239, 1, 2, 3),
+		V4(255, 255, 255, 255),
+		V6(0), V6([15] = 1), V6(0xff, 0x02, [15] = 1),
+		V6(0xff, 0x0e, [15] = 7),
+		V6([10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1),
+		V6([10] = 0xff, [11] = 0xff),
+		V6([10] = 0xff, [11] = 0xff, [12] = 224, [15] = 5),
+		V6([10] = 0xff, [11] = 0xff, 255, 255, 255, 255),
+		{ .family = 0 }, { .family = 5, .a = { 10, 0, 0, 1 } },
+	};
+	static const struct mre_addr good[] = {
+		V4(10, 0, 0, 1), V4(240, 0, 0, 1), V4(198, 18, 0, 2),
+		V4(1, 0, 0, 0), V4(126, 255, 255, 255), V4(223, 255, 255, 255),
+		V4(255, 255, 255, 254),
+		V6(0x20, 0x01, 0x0d, 0xb8, [15] = 1), V6(0xfe, 0x80, [15] = 1),
+		V6([15] = 2), V6([10] = 0xff, [11] = 0xff, 198, 18, 0, 1),
+		V6([11] = 0xff, [12] = 127, [15] = 1),
+	};
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt conn = connect_from(0x7777, NULL, 0);
+	struct mre_pkt unknown = probe_to(0xdead), known;
+	struct mre_pkt ud = { .type = MRE_T_UD, .ud = { .dst_qpn = 5 } };
+	u32 i, n = MRE_ARRAY_SIZE(bad);
+
+	the_one = o;
+	o->n.new_conn = new_conn;
+	o->c.state = MRE_CONN_ESTABLISHED;
+	known = probe_to(o->c.cid);
+	for (i = 0; i < n; i++) {
+		conn.connect.cookie = 0;
+		MRE_EXPECT(test, !rx_addr(o, &bad[i], &conn));
+		conn.connect.cookie = 0x1234;		/* a guess */
+		MRE_EXPECT(test, !rx_addr(o, &bad[i], &conn));
+		MRE_EXPECT(test, !rx_addr(o, &bad[i], &unknown));
+		MRE_EXPECT(test, !rx_addr(o, &bad[i], &known));
+		MRE_EXPECT(test, !rx_addr(o, &bad[i], &ud));
+		MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_src, 5 * (i + 1));
+	}
+	MRE_EXPECT_EQ(test, o->n.replies, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.retry_tx, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_tx, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.connect_cookie, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_no_conn, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_foreign, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rx_probe, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.rx_ud, 0);
+	MRE_EXPECT_EQ(test, o->n.ud_rx, 0);
+	MRE_EXPECT_EQ(test, o->n.conn_news, 0);
+	MRE_EXPECT_EQ(test, o->sent, 0);
+	/* the others are answered */
+	for (i = 0; i < MRE_ARRAY_SIZE(good); i++) {
+		conn.connect.cookie = 0;
+		rx_addr(o, &good[i], &conn);
+		rx_addr(o, &good[i], &unknown);
+		MRE_EXPECT_EQ(test, o->n.replies, 2 * (i + 1));
+	}
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_src, 5 * n);
+	the_one = NULL;
+}
+
+#undef V4
+#undef V6
 
 /*
  * No state for a CONNECT that has not proven its source address: without
@@ -547,6 +720,9 @@ MRE_SUITE(demux,
 	  MRE_CASE(demux_by_id_and_address),
 	  MRE_CASE(demux_bound_to_peer),
 	  MRE_CASE(demux_reset_limit_per_source),
+	  MRE_CASE(demux_retry_not_starved),
+	  MRE_CASE(demux_reset_not_starved),
+	  MRE_CASE(demux_bogus_source),
 	  MRE_CASE(demux_groups_and_broadcast),
 	  MRE_CASE(demux_connect_from_unknown),
 	  MRE_CASE(demux_connect_needs_cookie),
