@@ -109,8 +109,10 @@ void mroce_peer_put(struct mroce_peer *peer);
 struct mroce_peer *mroce_peer_accept(struct mroce_dev *mdev,
 				     const struct sockaddr_storage *daddr,
 				     const struct sockaddr_storage *saddr);
-/* a demux lookup's reference, after unlocking */
+/* a demux lookup's reference, after unlocking; or a mroce_peer_hold() */
 void mroce_peer_release(struct mroce_peer *peer);
+/* one more reference to a peer the caller knows referenced (a QP's) */
+void mroce_peer_hold(struct mroce_peer *peer);
 /* call @fn on every peer (referenced, not locked; RCU, must not sleep) */
 void mroce_peers_for_each(struct mroce_dev *mdev,
 			  void (*fn)(struct mroce_peer *peer, void *arg),

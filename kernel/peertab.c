@@ -379,6 +379,11 @@ void mroce_peer_put(struct mroce_peer *peer)
 	mroce_peer_release(peer);
 }
 
+void mroce_peer_hold(struct mroce_peer *peer)
+{
+	refcount_inc(&peer->refs);
+}
+
 void mroce_peer_release(struct mroce_peer *peer)
 {
 	/* the table's reference keeps it until reclaim or device teardown */

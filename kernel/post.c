@@ -12,6 +12,7 @@
 #include "post.h"
 #include "qp.h"
 #include "req.h"
+#include "sqe.h"
 #include "mroce.h"
 
 /* what a kernel WR may not be on @qp: -EOPNOTSUPP unknown, -EINVAL not here */

@@ -252,19 +252,21 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct mroce_dev *mdev = to_mroce_dev(ibqp->device);
 	struct mroce_qp *qp = to_mroce_qp(ibqp);
+	struct mroce_peer *peer;
 	struct mroce_batch b;
 
 	xa_erase(&mdev->qps, ibqp->qp_num);
 	mutex_lock(&qp->mutex);
 	mroce_batch_init(&b);
-	if (qp->peer) {
-		mroce_peer_lock(qp->peer, &b);
+	peer = qp->peer;
+	if (peer) {
+		mroce_peer_lock(peer, &b);
 		spin_lock(&qp->lock);
-		mroce_peer_detach(qp->peer, &qp->s);
+		mroce_peer_detach(peer, &qp->s);
+		qp->peer = NULL;	/* under the lock: mroce_req_kick() */
 		spin_unlock(&qp->lock);
-		mroce_peer_unlock(qp->peer);
-		mroce_peer_put(qp->peer);
-		qp->peer = NULL;
+		mroce_peer_unlock(peer);
+		mroce_peer_put(peer);
 	}
 	qp->state = IB_QPS_RESET;
 	mutex_unlock(&qp->mutex);
@@ -437,8 +439,8 @@ static void reset_queues(struct mroce_qp *qp)
 
 static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)
 {
+	struct mroce_peer *peer, *old;
 	struct mre_stream_attr sa;
-	struct mroce_peer *peer;
 
 	if (!mroce_qp_is_conn(qp))
 		return 0;
@@ -446,11 +448,11 @@ static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)
 			      (struct sockaddr *)&qp->av.saddr);
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
-	if (qp->peer)
-		mroce_peer_put(qp->peer);
-	qp->peer = peer;
 	mroce_peer_lock(peer, b);
 	spin_lock(&qp->lock);
+	/* swapped under the QP's lock, where mroce_req_kick() reads it */
+	old = qp->peer;
+	qp->peer = peer;
 	qp->sq_base = qp->sq_done;
 	qp->rq_base = qp->rq_done;
 	qp->state = IB_QPS_RTR;
@@ -458,6 +460,8 @@ static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)
 	mroce_peer_attach(peer, &qp->s, &sa);
 	spin_unlock(&qp->lock);
 	mroce_peer_unlock(peer);
+	if (old)	/* its stream left it at RESET */
+		mroce_peer_put(old);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "qp.h"
 #include "req.h"
 #include "resp.h"
+#include "sqe.h"
 #include "ud.h"
 #include "wq.h"
 #include "mroce.h"
@@ -32,61 +33,8 @@ static_assert((int)IB_UVERBS_WR_BIND_MW == (int)IB_WR_BIND_MW &&
 	      (int)IB_UVERBS_WC_LOCAL_INV == (int)IB_WC_LOCAL_INV &&
 	      (int)IB_UVERBS_WC_FETCH_ADD == (int)IB_WC_FETCH_ADD);
 
-/* IB_WR_REG_MR: kernel QPs only, run in SQ order (mr.h) */
-static const struct mroce_wr_op reg_mr_op = {
-	.qp_types = MROCE_QPT_RC,
-	.flags = MROCE_WR_LOCAL,
-	.wc_opcode = IB_WC_REG_MR,
-};
 
-const struct mroce_wr_op *mroce_qp_wr_op(const struct mroce_qp *qp,
-					 u32 opcode)
-{
-	const struct mroce_wr_op *o = mroce_wr_op(opcode);
-
-	if (opcode == IB_WR_REG_MR && !qp->user)
-		return &reg_mr_op;
-	/* kernel ULPs have no MW binding WR */
-	if (o && o->flags & MROCE_WR_USER && !qp->user)
-		return NULL;
-	return o;
-}
-
-/* --- taking WQEs: copy, validate ------------------------------------------- */
-
-/* the sum of the SGEs' lengths, into *@total, or a local length error */
-static u8 sges_len(const struct mroce_sge *sge, u32 n, u32 *total)
-{
-	u64 sum = 0;
-	u32 i;
-
-	for (i = 0; i < n; i++)
-		sum += sge[i].length;
-	if (sum > MROCE_MAX_MSG)
-		return IB_WC_LOC_LEN_ERR;
-	*total = sum;
-	return IB_WC_SUCCESS;
-}
-
-/* every SGE's key names memory of the QP's PD it may use for @access */
-static u8 sges_keys(struct mroce_qp *qp, const struct mroce_sge *sge, u32 n,
-		    int access)
-{
-	u32 i;
-
-	for (i = 0; i < n; i++) {
-		struct mroce_mr *mr;
-
-		if (!sge[i].length)
-			continue;
-		mr = mroce_mr_get(mroce_qp_dev(qp), qp->ibqp.pd, sge[i].lkey,
-				  sge[i].addr, sge[i].length, access, false);
-		if (!mr)
-			return IB_WC_LOC_PROT_ERR;
-		mroce_mr_put(mr);
-	}
-	return IB_WC_SUCCESS;
-}
+/* --- taking WQEs ------------------------------------------------------------- */
 
 /* SQ index @idx is taken (copied) and not completed */
 static bool sq_pending(const struct mroce_qp *qp, u32 idx)
@@ -94,99 +42,6 @@ static bool sq_pending(const struct mroce_qp *qp, u32 idx)
 	return idx - qp->sq_done < qp->sq_taken - qp->sq_done;
 }
 
-/*
- * Is a local WQE (a registration, an invalidation, a bind) among those
- * before SQ index @idx that have not completed? Then the keys @idx's SGEs
- * name are checked only once that one ran: REG_MR then a WQE that uses the
- * new key is a legal chain, and so is LOCAL_INV then one that must fail.
- */
-static bool local_before(const struct mroce_qp *qp, u32 idx)
-{
-	return qp->sq_local_end - qp->sq_done - 1 < idx - qp->sq_done;
-}
-
-/* the data of a message WQE: inline bytes, or its SGEs, checked */
-static void take_data(struct mroce_qp *qp, u32 idx, const struct mroce_sqe *e,
-		      struct mroce_swqe *w, const struct mroce_wr_op *o)
-{
-	u32 room = qp->swq_stride - sizeof(*w), n = READ_ONCE(e->num_sge);
-	u32 len = 0;
-
-	if (w->flags & IB_SEND_INLINE && o->flags & MROCE_WR_INLINE) {
-		len = READ_ONCE(e->length);
-		if (!mroce_wq_take_inline(w->inl, room, e->sge, len,
-					  qp->max_inline)) {
-			w->status = IB_WC_LOC_LEN_ERR;
-			return;
-		}
-		w->length = len;
-		return;
-	}
-	w->flags &= ~IB_SEND_INLINE;
-	if (n > qp->max_send_sge) {
-		w->status = IB_WC_LOC_LEN_ERR;
-		return;
-	}
-	memcpy(w->sge, e->sge, n * sizeof(*w->sge));
-	w->num_sge = n;
-	w->status = sges_len(w->sge, n, &len);
-	w->length = len;
-	if (w->status)
-		return;
-	w->keys_later = local_before(qp, idx);
-	if (!w->keys_later)
-		w->status = sges_keys(qp, w->sge, n, o->local_access);
-	if (w->status)
-		return;
-	if (o->len && len != o->len)
-		w->status = IB_WC_LOC_LEN_ERR;
-	else if (!mroce_qp_is_conn(qp) &&
-		 len > ib_mtu_enum_to_int(qp->attr.path_mtu))
-		w->status = IB_WC_LOC_LEN_ERR;
-}
-
-/*
- * Copy ring entry @idx into its shadow and validate it there; the shadow's
- * status says how it ends if it is bad. Only the copy is used afterwards.
- */
-static void sq_take(struct mroce_qp *qp, u32 idx)
-{
-	const struct mroce_sqe *e = mre_ring_entry(&qp->sq.r, idx);
-	struct mroce_swqe *w = mroce_swqe(qp, idx);
-	const struct mroce_wr_op *o;
-
-	w->wr_id = READ_ONCE(e->wr_id);
-	w->opcode = READ_ONCE(e->opcode);
-	w->flags = READ_ONCE(e->send_flags);
-	w->imm = READ_ONCE(e->imm_data);
-	w->raddr = READ_ONCE(e->remote_addr);
-	w->rkey = READ_ONCE(e->rkey);
-	w->compare_add = READ_ONCE(e->compare_add);
-	w->swap = READ_ONCE(e->swap);
-	w->ah = READ_ONCE(e->ah);
-	w->remote_qpn = READ_ONCE(e->remote_qpn);
-	w->qkey = READ_ONCE(e->remote_qkey);
-	w->status = IB_WC_SUCCESS;
-	w->keys_later = false;
-	w->num_sge = 0;
-	w->length = 0;
-
-	o = mroce_qp_wr_op(qp, w->opcode);
-	if (!o || !(o->qp_types & mroce_qp_type_bit(qp))) {
-		w->status = IB_WC_LOC_QP_OP_ERR;
-		return;
-	}
-	/* REG_MR: the key in rkey, the access in bind_access */
-	if (w->opcode == IB_WR_BIND_MW || w->opcode == IB_WR_REG_MR) {
-		w->bind_lkey = READ_ONCE(e->bind_lkey);
-		w->bind_access = READ_ONCE(e->bind_access);
-		w->bind_mw = READ_ONCE(e->bind_mw_rkey);
-	}
-	if (o->flags & MROCE_WR_LOCAL)
-		qp->sq_local_end = idx + 1;	/* LOCAL_INV: imm is the rkey */
-	else
-		take_data(qp, idx, e, w, o);
-}
 
 /*
  * Take every WQE published so far (at most the ring's free shadows: wq.h);
@@ -200,7 +55,7 @@ static bool sq_refresh(struct mroce_qp *qp)
 	if (!mroce_wq_published(&qp->sq.r, qp->sq_done, qp->sq_taken, &n))
 		mroce_qp_ring_broken(qp);
 	while (n--)
-		sq_take(qp, qp->sq_taken++);
+		mroce_sqe_take(qp, qp->sq_taken++);
 	return qp->sq_taken != qp->sq_done;
 }
 
@@ -387,7 +242,7 @@ static struct mroce_swqe *keys_now(struct mroce_qp *qp, struct mroce_swqe *w)
 	if (!w->keys_later)
 		return w;
 	w->keys_later = false;
-	w->status = sges_keys(qp, w->sge, w->num_sge, o->local_access);
+	w->status = mroce_sqe_keys(qp, w->sge, w->num_sge, o->local_access);
 	if (!w->status)
 		return w;
 	sq_check(qp);
@@ -462,6 +317,7 @@ bool mroce_req_sq_get(struct mre_stream *s, u32 msn, struct mre_wqe *w)
 	struct mroce_qp *qp = mroce_qp_of_stream(s);
 	struct mroce_swqe *q;
 
+	lockdep_assert_held(&mroce_peer_of(s->conn)->lock);
 	spin_lock(&qp->lock);
 	/* only valid message WQEs come out: their opcode is in the table */
 	q = sq_get(qp, msn, mroce_peer_batch(s->conn));
@@ -580,10 +436,41 @@ int mroce_req_xmit(struct mre_conn *c, const struct mre_xmit *x)
 
 /* --- the doorbell ------------------------------------------------------------- */
 
-/* RC, UC: what was posted goes to the engine (peer locked by the caller) */
-static void kick_conn(struct mroce_qp *qp, struct mroce_batch *b)
+/*
+ * RC, UC: the peer the QP's stream is attached to, referenced, or NULL.
+ * POST_SEND and MODIFY_QP run at once (both hold the QP's uobject shared)
+ * and modify_qp swaps qp->peer under the QP's lock: read it there, while
+ * the QP's own reference keeps it, and take ours. Ours keeps it from
+ * being reclaimed and freed until the doorbell has armed its timer.
+ */
+static struct mroce_peer *kick_peer(struct mroce_qp *qp)
 {
+	struct mroce_peer *peer;
+
+	spin_lock_bh(&qp->lock);
+	peer = qp->state == IB_QPS_RTS ? qp->peer : NULL;
+	if (peer)
+		mroce_peer_hold(peer);
+	spin_unlock_bh(&qp->lock);
+	return peer;
+}
+
+/* RC, UC: what was posted goes to the engine (@peer locked by the caller) */
+static void kick_conn(struct mroce_qp *qp, struct mroce_peer *peer,
+		      struct mroce_batch *b)
+{
+	lockdep_assert_held(&peer->lock);
 	spin_lock(&qp->lock);
+	/*
+	 * The stream may have left @peer since kick_peer() (RESET, then RTR
+	 * to another node): its engine state is another peer's, under
+	 * another lock. Attach and detach run under both locks, so this
+	 * holds until we let go.
+	 */
+	if (qp->s.conn != &peer->conn) {
+		spin_unlock(&qp->lock);
+		return;
+	}
 	mre_ring_store(&qp->sq.r.hdr->flags, 0);
 	sq_refresh(qp);
 	sq_check(qp);
@@ -617,19 +504,23 @@ static void kick_ud(struct mroce_qp *qp, struct mroce_batch *b)
 
 void mroce_req_kick(struct mroce_qp *qp)
 {
-	struct mroce_peer *peer = READ_ONCE(qp->peer), *arm = NULL;
+	struct mroce_peer *peer = NULL;
 	struct mroce_batch b;
 
 	mroce_batch_init(&b);
 	if (!mroce_qp_is_conn(qp)) {
 		kick_ud(qp, &b);
-	} else if (peer && qp->state == IB_QPS_RTS) {
-		mroce_peer_lock(peer, &b);
-		kick_conn(qp, &b);
-		mroce_peer_unlock_defer(peer);
-		arm = peer;		/* the QP holds the peer */
+	} else {
+		peer = kick_peer(qp);
+		if (peer) {
+			mroce_peer_lock(peer, &b);
+			kick_conn(qp, peer, &b);
+			mroce_peer_unlock_defer(peer);
+		}
 	}
 	mroce_batch_flush(&b);
-	if (arm)
-		mroce_peer_arm(arm);
+	if (peer) {
+		mroce_peer_arm(peer);
+		mroce_peer_release(peer);
+	}
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The requester: the send queue and what leaves from it. Taking WQEs from
- * the ring into the QP's shadows and validating them there (the opcode
- * rules are mroce-wr.h's table), running local WQEs (memory window binds,
+ * the ring into the QP's shadows (validated there by sqe.c), running local WQEs (memory window binds,
  * fast registrations and invalidations) in SQ order, handing messages to the engine
  * (mre_ops.sq_get), gathering their payload when a packet is built, every
  * packet of a connection out (mre_ops.xmit), READ and ATOMIC responses
@@ -20,15 +19,6 @@
 
 struct mroce_batch;
 struct mroce_qp;
-struct mroce_wr_op;
-
-/*
- * The rules of send opcode @opcode on @qp: mroce-wr.h's table, and for
- * kernel QPs IB_WR_REG_MR (a kernel verb only, outside the table). NULL
- * when @qp cannot post it at all.
- */
-const struct mroce_wr_op *mroce_qp_wr_op(const struct mroce_qp *qp,
-					 u32 opcode);
 
 /* mre_ops.xmit: a packet of a connection, header and payload, out */
 int mroce_req_xmit(struct mre_conn *c, const struct mre_xmit *x);

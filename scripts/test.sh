@@ -67,6 +67,10 @@ step guest-hostile needs=module,provider,rig-image \
 # the same attacks with both devices on the software NIC
 step guest-hostile-swnic needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 600 -n ci-hostile-swnic tests/vm/hostile.sh -- datapath=swnic
+# race stress (issue 29): doorbells against modify_qp cycling a QP between
+# peers with max_peers=4 (tests/vm/race.sh)
+step guest-race needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 300 -n ci-race tests/vm/race.sh
 step guest-trace needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
 step guest-frwr needs=module,provider,rig-image \
