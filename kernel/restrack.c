@@ -6,7 +6,10 @@
  */
 #include <rdma/ib_umem.h>
 #include <rdma/restrack.h>
+#include <linux/capability.h>
+#include <linux/net.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 
 #include "cq.h"
 #include "mr.h"
@@ -62,6 +65,36 @@ static void view_qp(struct mroce_qp *qp, struct qp_view *v)
 	mutex_unlock(&qp->mutex);
 }
 
+/*
+ * May the caller see a connection's secrets: its ids, the streams and the
+ * message numbers (with a peer's address they are what a RESET or a
+ * forged request needs, protocol.md 11)? Only with CAP_NET_ADMIN, as the
+ * core shows rkeys. nldev runs this hook whatever the caller may do and
+ * does not pass what it found, so ask as netlink_capable() does: the task
+ * (the dump runs in the requester's sendmsg or recvmsg) and, for a dump's
+ * reply, the socket's opener too (a privileged writer on an unprivileged
+ * user's socket learns nothing for it).
+ */
+static bool may_see_secrets(const struct sk_buff *msg)
+{
+	const struct socket *sock = msg->sk ? msg->sk->sk_socket : NULL;
+
+	if (!capable(CAP_NET_ADMIN))
+		return false;
+	return !sock || !sock->file ||
+	       file_ns_capable(sock->file, &init_user_ns, CAP_NET_ADMIN);
+}
+
+static int put_secrets(struct sk_buff *msg, const struct qp_view *v)
+{
+	return rdma_nl_put_driver_u64_hex(msg, "cid", v->cid) ||
+	       rdma_nl_put_driver_u64_hex(msg, "remote_cid", v->remote_cid) ||
+	       rdma_nl_put_driver_u32(msg, "stream", v->stream) ||
+	       rdma_nl_put_driver_u32(msg, "remote_stream", v->remote_stream) ||
+	       rdma_nl_put_driver_u32(msg, "msn_next", v->msn_next) ||
+	       rdma_nl_put_driver_u32(msg, "msn_done", v->msn_done);
+}
+
 int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 {
 	struct nlattr *t;
@@ -76,19 +109,14 @@ int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 	if (!t)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_string(msg, "peer", v.peer) ||
-	    rdma_nl_put_driver_u64_hex(msg, "cid", v.cid) ||
-	    rdma_nl_put_driver_u64_hex(msg, "remote_cid", v.remote_cid) ||
 	    rdma_nl_put_driver_string(msg, "conn",
 				      mre_conn_state_name(v.conn_state)) ||
 	    rdma_nl_put_driver_u32(msg, "paths", v.npaths) ||
 	    rdma_nl_put_driver_u32(msg, "paths_good", v.paths_good) ||
-	    rdma_nl_put_driver_u32(msg, "stream", v.stream) ||
-	    rdma_nl_put_driver_u32(msg, "remote_stream", v.remote_stream) ||
 	    rdma_nl_put_driver_string(msg, "stream_state",
 				      v.stream_state < ARRAY_SIZE(stream_states) ?
 				      stream_states[v.stream_state] : "?") ||
-	    rdma_nl_put_driver_u32(msg, "msn_next", v.msn_next) ||
-	    rdma_nl_put_driver_u32(msg, "msn_done", v.msn_done)) {
+	    (may_see_secrets(msg) && put_secrets(msg, &v))) {
 		nla_nest_cancel(msg, t);
 		return -EMSGSIZE;
 	}

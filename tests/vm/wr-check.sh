@@ -59,6 +59,13 @@ t_ok "rdma res -dd: an RC QP shows its peer, connection id and state, paths and 
 	bash -c "echo '$RES' | grep -q 'drv_peer $C_IP ' && echo '$RES' | grep -Eq 'drv_cid 0x[0-9a-f]+ drv_remote_cid 0x[0-9a-f]+' &&
 		echo '$RES' | grep -q 'drv_conn established' && echo '$RES' | grep -Eq 'drv_paths [1-9][0-9]* drv_paths_good [1-9]' &&
 		echo '$RES' | grep -q 'drv_stream_state active'"
+# an unprivileged user sees the QP, not its connection's secrets (ids,
+# streams, message numbers: what a forged RESET or request needs)
+RES=$(mroce-asuser 65534 rdma res show qp link "$S_DEV/1" -dd 2>&1 | tr '\n' ' ')
+echo "# as uid 65534: rdma res show qp link $S_DEV/1 -dd: $(echo "$RES" | cut -c1-400)"
+t_ok "rdma res -dd as uid 65534: the peer and state, no connection ids, streams or msns" \
+	bash -c "echo '$RES' | grep -q 'drv_peer $C_IP ' && echo '$RES' | grep -q 'drv_stream_state active' &&
+		! echo '$RES' | grep -Eq 'drv_(cid|remote_cid|stream|remote_stream|msn_next|msn_done) '"
 # the same for its CQs and MRs (the checker's user rings and buffers)
 RES=$(rdma res show cq dev "$S_DEV" -dd 2>&1 | tr '\n' ' ')
 echo "# rdma res show cq dev $S_DEV -dd: $(echo "$RES" | cut -c1-300)"
