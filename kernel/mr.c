@@ -67,6 +67,7 @@ static struct mroce_mr *user_mr_new(struct ib_pd *ibpd, u64 start, u64 length,
 	for_each_sgtable_page(&mr->umem->sgt_append.sgt, &it, 0)
 		mr->pages[n++] = sg_page_iter_page(&it);
 	mr->type = MROCE_MR_USER;
+	spin_lock_init(&mr->lock);
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
@@ -156,6 +157,25 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/* a window is bound to @mr_key (or may be: a dealloc in progress) */
+static bool mw_bound_to(struct mroce_dev *mdev, u32 mr_key)
+{
+	struct mroce_mw *mw;
+	unsigned long id;
+	bool bound = false;
+
+	rcu_read_lock();	/* throughout: dealloc_mw waits for us */
+	xa_for_each(&mdev->mws, id, mw) {
+		spin_lock_bh(&mw->lock);
+		bound = mw->bound && mw->mr_key == mr_key;
+		spin_unlock_bh(&mw->lock);
+		if (bound)
+			break;
+	}
+	rcu_read_unlock();
+	return bound;
+}
+
 /*
  * ibv_rereg_mr: a new MR object under the same keys (ULPs and peers keep
  * the rkey they were given, as on mlx5), which takes the old one's place
@@ -164,8 +184,7 @@ err_free:
  * old pages after the call, none in the new pages through the old
  * translation) and leaves the key to the new one. Without
  * IB_MR_REREG_TRANS the same range is pinned again (new rights may need a
- * writable pin). Windows bound to the MR keep its key and see the new
- * translation.
+ * writable pin). Not while a window is bound to the key: EBUSY (mr.h).
  */
 struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				  u64 length, u64 iova, int access,
@@ -174,6 +193,7 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	struct mroce_dev *mdev = to_mroce_dev(ibmr->device);
 	struct mroce_mr *old = to_mroce_mr(ibmr), *mr;
 	void *was;
+	int err;
 
 	if (old->type != MROCE_MR_USER)
 		return ERR_PTR(-EINVAL);
@@ -184,9 +204,20 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	}
 	if (!(flags & IB_MR_REREG_ACCESS))
 		access = old->access;
+	/* before pinning anything: no window may be bound, nor be bound now */
+	spin_lock_bh(&old->lock);
+	old->retired = true;
+	spin_unlock_bh(&old->lock);
+	if (mw_bound_to(mdev, old->key)) {
+		mroce_dbg_mr(old, "rereg: a window is bound\n");
+		err = -EBUSY;
+		goto err_unretire;
+	}
 	mr = user_mr_new(ibpd, start, length, iova, access);
-	if (IS_ERR(mr))
-		return ERR_CAST(mr);
+	if (IS_ERR(mr)) {
+		err = PTR_ERR(mr);
+		goto err_unretire;
+	}
 	mr_refs_init(mr);
 	mr->id = old->id;
 	mr->key = old->key;
@@ -196,11 +227,18 @@ struct ib_mr *mroce_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	was = xa_store(&mdev->mrs, mr->id, mr, GFP_KERNEL);
 	if (xa_is_err(was)) {
 		user_mr_free(mr);
-		return ERR_PTR(xa_err(was));
+		err = xa_err(was);
+		goto err_unretire;
 	}
 	mroce_dbg_mr(mr, "rereg flags %#x: iova %#llx len %llu access %#x\n",
 		     flags, iova, length, access);
 	return &mr->ibmr;
+
+err_unretire:
+	spin_lock_bh(&old->lock);
+	old->retired = false;
+	spin_unlock_bh(&old->lock);
+	return ERR_PTR(err);
 }
 
 /* FRWR (frwr.c): room for @max_num_sg pages, no valid key yet */
@@ -398,6 +436,14 @@ int mroce_dealloc_mw(struct ib_mw *ibmw)
 	return 0;
 }
 
+/* C10-73, C10-74: @mr allows a window with @access (to bind, to use) */
+static bool mr_binds(const struct mroce_mr *mr, int access)
+{
+	return mr->type == MROCE_MR_USER && mr->access & IB_ACCESS_MW_BIND &&
+	       (!(access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC)) ||
+		mr->access & IB_ACCESS_LOCAL_WRITE);
+}
+
 /* the MW @key names (its index: the low byte is not looked at); RCU held */
 static struct mroce_mw *mw_lookup(struct ib_qp *qp, u32 key)
 {
@@ -432,8 +478,13 @@ struct mroce_mr *mroce_rkey_get(struct ib_qp *qp, u32 rkey, u64 addr, u64 len,
 	rcu_read_unlock();
 	if (!mr_key)
 		return NULL;
-	/* the MR itself, as a local access would find it (it may be gone) */
-	return mroce_mr_get(mdev, qp->pd, mr_key, addr, len, 0, false);
+	/* the MR as it is now (it may be gone): it must still allow this */
+	mr = mroce_mr_get(mdev, qp->pd, mr_key, addr, len, 0, false);
+	if (mr && !mr_binds(mr, access)) {
+		mroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
 }
 
 enum ib_wc_status mroce_mw_bind(struct ib_qp *qp, u32 mw_key, u32 new_rkey,
@@ -450,35 +501,40 @@ enum ib_wc_status mroce_mw_bind(struct ib_qp *qp, u32 mw_key, u32 new_rkey,
 		mr = mroce_mr_get(mdev, qp->pd, mr_key, addr, len, 0, false);
 		if (!mr)
 			return st;
-		/* C10-73, C10-74: the MR allows binding, and writes if need be */
-		if (mr->type != MROCE_MR_USER ||
-		    !(mr->access & IB_ACCESS_MW_BIND) ||
-		    (access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) &&
-		     !(mr->access & IB_ACCESS_LOCAL_WRITE)))
+		if (!mr_binds(mr, access))
 			goto out;
 	}
 	rcu_read_lock();
 	mw = mw_lookup(qp, mw_key);
 	if (!mw || new_rkey >> 8 != mw->id)
 		goto out_rcu;
+	/* a rereg's search for bound windows sees us, or we see the rereg */
+	if (mr)
+		spin_lock_bh(&mr->lock);
+	else
+		__acquire(&mr->lock);	/* for sparse: unbinding */
 	spin_lock_bh(&mw->lock);
 	/* type 2: bound only from the free state, and to an MR */
-	if (mw->ibmw.type == IB_MW_TYPE_2 && (mw->bound || !mr)) {
-		spin_unlock_bh(&mw->lock);
-		goto out_rcu;
-	}
+	if ((mr && mr->retired) ||
+	    (mw->ibmw.type == IB_MW_TYPE_2 && (mw->bound || !mr)))
+		goto out_unlock;
 	mw->rkey = new_rkey;
 	mw->ibmw.rkey = new_rkey;
-	mw->bound = !!mr;
+	mw->bound = mr && len;	/* a zero-length bind unbinds */
 	mw->mr_key = mr_key;
 	mw->addr = addr;
 	mw->length = len;
 	mw->access = access;
 	mw->qpn = qp->qp_num;
-	spin_unlock_bh(&mw->lock);
 	st = IB_WC_SUCCESS;
 	mroce_dbg_mw(mw, "rkey %#x mr %#x [%#llx +%llu] access %#x qp %u\n",
 		     new_rkey, mr_key, addr, len, access, qp->qp_num);
+out_unlock:
+	spin_unlock_bh(&mw->lock);
+	if (mr)
+		spin_unlock_bh(&mr->lock);
+	else
+		__release(&mr->lock);
 out_rcu:
 	rcu_read_unlock();
 out:

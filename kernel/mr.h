@@ -19,9 +19,16 @@
  * [addr, addr + length) of one MR, with its own remote rights: binding
  * records the MR's key, the window and the rights; a remote access through
  * the MW's rkey (mroce_rkey_get()) checks them, then looks the MR up by
- * that key as a local access would. Nothing holds the MR: deregistering it
- * leaves the windows bound to it unusable (as on mlx5), and an access
- * through them fails with a remote access error. Bind and invalidate run
+ * that key as a local access would, and checks again what the bind did:
+ * the MR (whichever one the key names now) still allows binding, and local
+ * writes if the access writes (remote write or atomic). Nothing holds the
+ * MR: deregistering it leaves the windows bound to it unusable (as on
+ * mlx5), and an access through them fails with a remote access error.
+ * ibv_rereg_mr of an MR with windows bound to its key fails with EBUSY: it
+ * marks the MR retired under its lock (a bind to it fails from then on),
+ * then looks for a bound window in mdev->mws, and un-retires it if there is
+ * one; a bind takes the MR's lock around setting the binding, so it either
+ * comes first (and the search sees it) or fails. Bind and invalidate run
  * in the QP's SQ order (req.c); each MW's binding is guarded by its lock. A
  * type 2 MW is bound to the QP that bound it (2B) and is free again when
  * that QP is destroyed.
@@ -94,8 +101,12 @@ struct mroce_mr {
 	struct dma_buf *dmabuf;	/* DMABUF: referenced, vmapped */
 	struct iosys_map dmabuf_map;
 	u8 *kva;		/* DMABUF: the kernel address of iova */
-	/* FRWR: lock guards valid, key, access, iova, length, npages, page_shift */
+	/*
+	 * FRWR: lock guards valid, key, access, iova, length, npages,
+	 * page_shift; USER: retired, and windows being bound to the MR
+	 */
 	spinlock_t lock;
+	bool retired;		/* USER: a rereg is replacing it: binds fail */
 	bool valid;		/* REG_MR ran; no invalidation since */
 	u64 *frpl;		/* page i at kernel address frpl[i], max_pages of them */
 	u32 max_pages;
@@ -189,8 +200,10 @@ bool mroce_frwr_invalidate(struct ib_qp *qp, struct mroce_mr *mr, u32 key,
  * What an rkey that came off the wire for @qp may touch: the MR @rkey
  * names (as mroce_mr_get(..., true)), or the MR behind the MW @rkey names
  * when the window is bound, covers [@addr, @addr + @len) with all of
- * @access, is in @qp's PD and (type 2) was bound by @qp. Referenced, or
- * NULL. Any context.
+ * @access, is in @qp's PD and (type 2) was bound by @qp, and when the MR
+ * (checked as it is now, not as it was at bind time) allows binding, and
+ * local writes if @access has remote write or atomic. Referenced, or NULL.
+ * Any context.
  */
 struct mroce_mr *mroce_rkey_get(struct ib_qp *qp, u32 rkey, u64 addr, u64 len,
 				int access);

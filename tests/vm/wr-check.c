@@ -1536,6 +1536,167 @@ static void check_rereg(struct side *a, struct side *b)
 	free(buf2);
 }
 
+/*
+ * ibv_rereg_mr under a bound window. A type 1 window bound with
+ * REMOTE_WRITE to an MR of LOCAL_WRITE | MW_BIND must not follow the MR
+ * onto other pages or rights: while it is bound, every re-registration
+ * (rights alone, PD, translation and rights onto a read-only MAP_PRIVATE
+ * mapping of a file, without LOCAL_WRITE) fails with EBUSY, and a WRITE
+ * through the window keeps landing in the MR's own pages, never in the
+ * file's. Unbound, the same re-registration works, the window's old rkey
+ * is refused and the window cannot be bound to the read-only MR.
+ */
+#define FILEB	0x3c	/* the file's bytes */
+
+static int all_bytes(const uint8_t *p, size_t len, uint8_t v)
+{
+	while (len--)
+		if (*p++ != v)
+			return 0;
+	return 1;
+}
+
+/* ibv_rereg_mr(), 0 or the errno of its failure */
+static int rereg_errno(struct ibv_mr *mr, int flags, struct ibv_pd *pd,
+		       void *addr, size_t len, int access)
+{
+	errno = 0;
+	if (!ibv_rereg_mr(mr, flags, pd, addr, len, access))
+		return 0;
+	return errno ? errno : -1;
+}
+
+static void check_rereg_mw(struct side *a, struct side *b)
+{
+	const unsigned int rw = IBV_ACCESS_REMOTE_WRITE |
+				IBV_ACCESS_REMOTE_READ;
+	const int trans = IBV_REREG_MR_CHANGE_TRANSLATION |
+			  IBV_REREG_MR_CHANGE_ACCESS;
+	char path[] = "/tmp/mroce-wr-check.XXXXXX";
+	struct mwenv e = { .a = a, .b = b };
+	struct ibv_mw_bind bind;
+	uint8_t *buf, *spare;
+	struct ibv_pd *pd2;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t old;
+	int fd, st, err, ok;
+	char desc[200];
+
+	/* the MR's pages: anonymous, so that the file can be mapped over them */
+	buf = mmap(NULL, MWBUF, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	spare = aligned_alloc(4096, MWBUF);
+	pd2 = ibv_alloc_pd(b->ctx);
+	fd = mkstemp(path);
+	if (buf == MAP_FAILED || !spare || !pd2 || fd < 0)
+		die("rereg-mw buffers");
+	memset(spare, FILEB, MWBUF);
+	if (write(fd, spare, MWBUF) != MWBUF)
+		die("rereg-mw file");
+	close(fd);
+	fd = open(path, O_RDONLY);	/* from here on, read only */
+	unlink(path);
+	if (fd < 0)
+		die("rereg-mw file");
+	e.buf = buf;
+	e.mr = ibv_reg_mr(b->pd, buf, MWBUF, IBV_ACCESS_LOCAL_WRITE |
+			  IBV_ACCESS_MW_BIND);
+	mw = ibv_alloc_mw(b->pd, IBV_MW_TYPE_1);
+	if (!e.mr || !mw)
+		die("rereg-mw MR and MW");
+
+	pair_open(&e);
+	bind = (struct ibv_mw_bind){
+		.wr_id = 0xc1, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = e.mr, .addr = (uintptr_t)buf + WOFF,
+			       .length = WLEN, .mw_access_flags = rw },
+	};
+	ok = !ibv_bind_mw(e.qb, mw, &bind) &&
+	     expect_wc(b->cq, 0xc1, IBV_WC_BIND_MW, &wc);
+	fill(a->buf, 64, 60);
+	st = ok ? rdma(&e, IBV_WR_RDMA_WRITE, mw->rkey, WOFF, 64) : -1;
+	check(st == IBV_WC_SUCCESS && !memcmp(buf + WOFF, a->buf, 64),
+	      "rereg under a window: type 1 MW bound with REMOTE_WRITE, WRITE through it");
+	if (st != IBV_WC_SUCCESS)
+		goto out;
+
+	/* bound: no re-registration at all */
+	err = rereg_errno(e.mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, 0);
+	snprintf(desc, sizeof(desc),
+		 "rereg under a window: CHANGE_ACCESS to no rights fails with EBUSY (%s)",
+		 err > 0 ? strerror(err) : err ? "failed" : "succeeded");
+	check(err == EBUSY, desc);
+	err = rereg_errno(e.mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	check(err == EBUSY && e.mr->pd == b->pd,
+	      "rereg under a window: CHANGE_PD fails with EBUSY");
+	if (!err)	/* keep the rest meaningful */
+		ibv_rereg_mr(e.mr, IBV_REREG_MR_CHANGE_PD, b->pd, NULL, 0, 0);
+	fill(a->buf, WLEN, 61);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mw->rkey, WOFF, WLEN);
+	check(st == IBV_WC_SUCCESS && !memcmp(buf + WOFF, a->buf, WLEN) &&
+	      guarded(&e, 0, WOFF) &&
+	      guarded(&e, WOFF + WLEN, MWBUF - WOFF - WLEN),
+	      "rereg under a window: WRITE through it lands in the window only");
+
+	/*
+	 * The attack: the file, read only, mapped over the MR's range, and
+	 * the MR re-registered onto it without LOCAL_WRITE. Were it allowed,
+	 * the window's WRITE would land in the file's pages (on 6.1 a private
+	 * copy, mapped at buf; from 6.2 on, the page cache).
+	 */
+	if (mmap(buf, MWBUF, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) !=
+	    buf)
+		die("rereg-mw: mmap the file");
+	err = rereg_errno(e.mr, trans, NULL, buf, MWBUF, 0);
+	snprintf(desc, sizeof(desc),
+		 "rereg under a window: CHANGE_TRANSLATION | CHANGE_ACCESS onto a read-only file mapping, no LOCAL_WRITE, fails with EBUSY (%s)",
+		 err > 0 ? strerror(err) : err ? "failed" : "succeeded");
+	check(err == EBUSY, desc);
+	fill(a->buf, WLEN, 62);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, mw->rkey, WOFF, WLEN);
+	ok = st == IBV_WC_SUCCESS && all_bytes(buf, MWBUF, FILEB);
+	check(ok, "rereg under a window: a WRITE through it still lands in the MR's old pages, the file mapping untouched");
+	/* and there indeed: read it back through the window */
+	memset(a->buf, 0, WLEN);
+	st = ok ? rdma(&e, IBV_WR_RDMA_READ, mw->rkey, WOFF, WLEN) : -1;
+	fill(spare, WLEN, 62);
+	check(st == IBV_WC_SUCCESS && !memcmp(a->buf, spare, WLEN),
+	      "rereg under a window: READ through it returns that WRITE");
+
+	/* unbound: the same re-registration works; the window is dead */
+	old = mw->rkey;
+	bind.wr_id = 0xc2;
+	bind.bind_info.length = 0;
+	bind.bind_info.mw_access_flags = 0;
+	ok = !ibv_bind_mw(e.qb, mw, &bind) &&
+	     expect_wc(b->cq, 0xc2, IBV_WC_BIND_MW, &wc);
+	err = ok ? rereg_errno(e.mr, trans, NULL, buf, MWBUF, 0) : -1;
+	snprintf(desc, sizeof(desc),
+		 "rereg after a zero-length bind: CHANGE_TRANSLATION | CHANGE_ACCESS onto the file mapping works (%s)",
+		 !ok ? "the bind failed" : err > 0 ? strerror(err) : err ? "error" : "ok");
+	check(!err && e.mr->addr == buf, desc);
+	st = rdma(&e, IBV_WR_RDMA_WRITE, old, WOFF, 8);
+	check(st == IBV_WC_REM_ACCESS_ERR && all_bytes(buf, MWBUF, FILEB),
+	      "rereg after unbinding: the window's old rkey is refused (REM_ACCESS_ERR), the file mapping untouched");
+	pair_close(&e);
+	e.buf = spare;		/* pair_open() writes e.buf: not the file */
+	pair_open(&e);
+	bind.wr_id = 0xc3;
+	bind.bind_info.length = WLEN;
+	bind.bind_info.mw_access_flags = rw;
+	st = ibv_bind_mw(e.qb, mw, &bind) ? -1 : wc_status(b->cq, 0xc3, &wc);
+	check(st == IBV_WC_MW_BIND_ERR,
+	      "rereg: a window cannot be bound with REMOTE_WRITE to the MR without MW_BIND and LOCAL_WRITE");
+out:
+	pair_close(&e);
+	check(!ibv_dealloc_mw(mw) && !ibv_dereg_mr(e.mr) &&
+	      !ibv_dealloc_pd(pd2), "rereg under a window: dealloc and dereg");
+	munmap(buf, MWBUF);
+	close(fd);
+	free(spare);
+}
+
 static void check_uc(struct side *a, struct side *b)
 {
 	struct ibv_qp *qa = qp_ex(a, IBV_QPT_UC, UC_OPS, NULL);
@@ -2071,6 +2232,7 @@ int main(int argc, char **argv)
 	check_mw(&a, &b);
 	check_mr_access(&a, &b);
 	check_rereg(&a, &b);
+	check_rereg_mw(&a, &b);
 	check_uc(&a, &b);
 	check_mcast(&a, &b);
 	printf("%d passed, %d failed\n", passed, failed);
