@@ -48,8 +48,9 @@ static void show_peer(struct mroce_peer *peer, void *arg)
 				   &pp->daddr, &pp->saddr,
 				   peer->plane_down[i] ? " down" : "");
 		else
-			seq_printf(m, "  plane %u: addresses not known, by plane 0%s\n",
-				   i, peer->plane_down[i] ? " (down)" : "");
+			seq_printf(m, "  plane %u: addresses %s, by plane 0%s\n",
+				   i, c->peer_nplanes ? "not proven" : "not known",
+				   peer->plane_down[i] ? " (down)" : "");
 	}
 	for (i = 0; i < c->npaths; i++)
 		show_path(m, &c->paths[i]);

@@ -20,8 +20,10 @@
 
 /*
  * How our plane k reaches the peer: from our address there to the peer's
- * on its plane k % (its planes), as its blob said (conn.peer_planes). A
- * plane whose addresses are not known goes by plane 0's. Peer locked.
+ * on its plane k % (its planes), as its blob said (conn.peer_planes), once
+ * that address proved it is the peer's (mre_conn_plane_proven(): it echoed
+ * our CHALLENGE). A plane whose addresses are not known, or not proven,
+ * goes by plane 0's. Peer locked.
  */
 static void peer_routes(struct mroce_peer *peer)
 {
@@ -35,7 +37,8 @@ static void peer_routes(struct mroce_peer *peer)
 		struct sockaddr_storage d;
 
 		pp->ready = false;
-		if (k >= n || !c->peer_nplanes || !ndev)
+		if (k >= n || !c->peer_nplanes || !ndev ||
+		    !mre_conn_plane_proven(c, k))
 			continue;
 		mroce_sa_of_addr(&c->peer_planes[k % c->peer_nplanes], &d);
 		if (d.ss_family != peer->daddr.ss_family ||
@@ -137,9 +140,41 @@ void mroce_peer_detach(struct mroce_peer *peer, struct mre_stream *s)
 /* --- sending and events ------------------------------------------------------ */
 
 /*
+ * A CHALLENGE out by plane @k to the address the peer claimed there, not
+ * proven yet: looked up now (challenges are few, no route cache). Never
+ * by plane 0's addresses instead: the peer would echo it from there and
+ * the claim would pass for proven. Dropped (lost, like a loss) when that
+ * plane or address is not at hand.
+ */
+static void peer_claim_xmit(struct mroce_peer *peer, struct sk_buff *skb,
+			    u32 k, u16 sport)
+{
+	const struct mre_conn *c = &peer->conn;
+	struct mroce_dev *mdev = peer->mdev;
+	struct sockaddr_storage s, d;
+	struct net_device *ndev;
+
+	rcu_read_lock();
+	ndev = k && k < mroce_planes(mdev) ? mroce_plane_ndev(mdev, k) : NULL;
+	if (ndev && c->peer_nplanes) {
+		mroce_sa_of_addr(&c->peer_planes[k % c->peer_nplanes], &d);
+		if (d.ss_family == peer->daddr.ss_family &&
+		    mroce_net_ndev_addr(ndev, d.ss_family, &s)) {
+			mroce_net_queue(mdev, skb, &s, &d, sport, NULL,
+					ndev->ifindex, peer->batch);
+			rcu_read_unlock();
+			return;
+		}
+	}
+	rcu_read_unlock();
+	kfree_skb(skb);
+}
+
+/*
  * Out by plane @k: its netdev, our address there, the peer's address on
  * its matching plane. Plane 0, and a plane whose addresses are not known
- * (yet), use the peer's own addresses and whatever route they have.
+ * or not proven (yet), use the peer's own addresses and whatever route
+ * they have; a CHALLENGE (@k with MROCE_PLANE_CLAIM) goes to the claim.
  */
 void mroce_peer_xmit(struct mroce_peer *peer, struct sk_buff *skb, u32 k,
 		     u16 sport)
@@ -148,6 +183,10 @@ void mroce_peer_xmit(struct mroce_peer *peer, struct sk_buff *skb, u32 k,
 	struct mroce_peer_plane *pp;
 	struct net_device *ndev;
 
+	if (k & MROCE_PLANE_CLAIM) {
+		peer_claim_xmit(peer, skb, k & ~MROCE_PLANE_CLAIM, sport);
+		return;
+	}
 	if (k && k < MROCE_MAX_PLANES && peer->pl[k].ready) {
 		pp = &peer->pl[k];
 		ndev = mroce_plane_ndev(mdev, k);

@@ -31,6 +31,11 @@
 #include <linux/netdevice.h>
 
 #define MROCE_MAX_PLANES	8
+/*
+ * With a plane index to mroce_peer_xmit(): a CHALLENGE (mre_xmit.claim),
+ * to the peer's claimed address on that plane though it is not proven
+ */
+#define MROCE_PLANE_CLAIM	0x80000000u
 
 struct mre_addr;
 struct mre_ep;

@@ -430,7 +430,8 @@ int mroce_req_xmit(struct mre_conn *c, const struct mre_xmit *x)
 		return MRE_SYN_REM_ACCESS;
 	}
 	mroce_counter_inc(mdev, MROCE_CNT_TX_PACKETS);
-	mroce_peer_xmit(peer, skb, x->plane, x->src_port);
+	mroce_peer_xmit(peer, skb, x->plane | (x->claim ? MROCE_PLANE_CLAIM : 0),
+			x->src_port);
 	return 0;
 }
 

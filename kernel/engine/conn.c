@@ -190,6 +190,158 @@ static void make_blob(struct mre_conn *c)
 	c->blob_planes = c->blob_len ? (u8)n : 0;
 }
 
+/*
+ * --- the plane proof (protocol.md 5.4) -----------------------------------
+ *
+ * The peer's blob claims an address for each of its planes; nothing but a
+ * claim. A path of ours on plane k sends to the peer's plane k % (its
+ * planes) only once that address has echoed a nonce of ours: a CHALLENGE
+ * (32 bytes) goes there, at most MRE_PLANE_TRIES times in all, and its
+ * ECHO, which the peer sends by addresses already proven, proves it.
+ * Before that, plane k's packets go by plane 0's addresses (the embedder's
+ * routes, mre_conn_plane_proven()): a blob that names a victim draws at
+ * most three small packets to it, whatever the peer does.
+ */
+
+static void planes_changed(struct mre_conn *c)
+{
+	if (c->ep->ops->conn_event)
+		c->ep->ops->conn_event(c, MRE_CONN_PLANES);
+}
+
+bool mre_conn_plane_proven(const struct mre_conn *c, u32 k)
+{
+	return c->peer_nplanes &&
+	       (c->planes_proven >> (k % c->peer_nplanes) & 1);
+}
+
+/* the peer's planes (bit j) our planes 1.. would send to, not proven yet */
+static u32 planes_wanted(const struct mre_conn *c)
+{
+	u32 k, j, w = 0;
+
+	if (!c->peer_nplanes)
+		return 0;
+	for (k = 1; k < c->nplanes; k++) {
+		j = k % c->peer_nplanes;
+		if (c->peer_planes[j].family && !(c->planes_proven >> j & 1))
+			w |= 1u << j;
+	}
+	return w;
+}
+
+void mre_conn_planes_learned(struct mre_conn *c, u64 now)
+{
+	u32 j;
+
+	c->planes_proven = 0;
+	c->plane_tries = 0;
+	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
+	/* the address the handshake came from is proven already */
+	for (j = 0; j < c->peer_nplanes; j++)
+		if (mre_addr_eq(&c->peer_planes[j], &c->addr))
+			c->planes_proven |= 1u << j;
+	c->plane_at = now ? now : 1;	/* challenge once established */
+}
+
+/* no route to a plane address until it is proven again (a failure) */
+static void planes_unprove(struct mre_conn *c)
+{
+	bool had = c->planes_proven;
+
+	c->planes_proven = 0;
+	c->plane_tries = 0;
+	c->plane_at = 0;
+	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
+	if (had)
+		planes_changed(c);
+}
+
+void mre_conn_planes_forget(struct mre_conn *c)
+{
+	bool had = c->peer_nplanes || c->planes_proven;
+
+	c->peer_nplanes = 0;
+	mre_memset(c->peer_planes, 0, sizeof(c->peer_planes));
+	c->planes_proven = 0;
+	c->plane_tries = 0;
+	c->plane_at = 0;
+	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
+	if (had)
+		planes_changed(c);
+}
+
+/* a CHALLENGE to the peer's plane @j, by a path of ours that maps to it */
+static void challenge_plane(struct mre_conn *c, u32 j, u64 now)
+{
+	struct mre_path *p = NULL;
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++) {
+		struct mre_path *q = &c->paths[i];
+
+		if (!q->plane || q->plane % c->peer_nplanes != j ||
+		    q->plane_down)
+			continue;
+		if (!p || (p->health == MRE_PATH_FAILED &&
+			   q->health != MRE_PATH_FAILED))
+			p = q;
+	}
+	if (!p)
+		return;		/* its planes are down: this round is lost */
+	if (!c->plane_nonce[j])
+		c->plane_nonce[j] = random_cid(c->ep);
+	c->ep->ctr.plane_challenge_tx++;
+	mre_send_proof(c, p, MRE_T_CHALLENGE, c->plane_nonce[j], (u8)j, now);
+}
+
+u64 mre_conn_plane_timer(struct mre_conn *c, u64 now)
+{
+	u32 want, j;
+
+	if (!c->plane_at)
+		return 0;
+	if (now < c->plane_at)
+		return c->plane_at;
+	want = planes_wanted(c);
+	if (!want || c->plane_tries >= MRE_PLANE_TRIES) {
+		for (j = 0; j < c->peer_nplanes; j++)
+			c->ep->ctr.plane_unproven += want >> j & 1;
+		c->plane_at = 0;
+		return 0;
+	}
+	for (j = 0; j < c->peer_nplanes; j++)
+		if (want >> j & 1)
+			challenge_plane(c, j, now);
+	c->plane_at = now + (mre_cfg(c)->connect_ns << c->plane_tries);
+	c->plane_tries++;
+	return c->plane_at;
+}
+
+void mre_conn_proof_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	u32 j = pkt->proof.plane;
+
+	c->ep->ctr.rx_ctrl++;
+	if (pkt->type == MRE_T_CHALLENGE) {
+		/* one ECHO, as large, by addresses already proven (no claim) */
+		c->ep->ctr.plane_echo_tx++;
+		mre_send_proof(c, mre_send_ctrl_path(c, pkt->path), MRE_T_ECHO,
+			       pkt->proof.nonce, pkt->proof.plane, now);
+		return;
+	}
+	if (j >= c->peer_nplanes || !c->plane_nonce[j] ||
+	    pkt->proof.nonce != c->plane_nonce[j]) {
+		c->ep->ctr.drop_echo++;
+		return;
+	}
+	c->ep->ctr.plane_echo_rx++;
+	if (c->planes_proven >> j & 1)
+		return;		/* an answer to an earlier round */
+	c->planes_proven |= 1u << j;
+	planes_changed(c);
+}
+
 void mre_conn_connect(struct mre_conn *c, u64 now)
 {
 	/*
@@ -205,6 +357,8 @@ void mre_conn_connect(struct mre_conn *c, u64 now)
 	}
 	if (c->state != MRE_CONN_CLOSED)
 		return;
+	/* the peer tells its planes anew: none of the old ones is used */
+	mre_conn_planes_forget(c);
 	make_blob(c);
 	c->state = MRE_CONN_CONNECTING;
 	c->cookie = 0;		/* bound to our id: a new one needs a new cookie */
@@ -239,6 +393,7 @@ void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why)
 	c->state = MRE_CONN_FAILED;
 	mre_trace(c, &t);
 	c->ep->ctr.conn_fail++;
+	planes_unprove(c);
 	fail_streams(c, st, false);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
@@ -277,6 +432,7 @@ void mre_conn_restarted(struct mre_conn *c)
 	c->state = MRE_CONN_FAILED;
 	mre_trace(c, &t);
 	c->ep->ctr.conn_fail++;
+	planes_unprove(c);
 	fail_streams(c, MRE_ST_RETRY_EXC, true);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
@@ -318,6 +474,7 @@ bool mre_conn_renew(struct mre_conn *c)
 	if (c->state != MRE_CONN_ESTABLISHED || !mre_conn_idle(c))
 		return false;
 	c->state = MRE_CONN_FAILED;	/* nothing to fail: nothing attached */
+	planes_unprove(c);
 	return true;
 }
 
@@ -333,6 +490,11 @@ void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes)
 	if (nplanes < 1 || nplanes > c->npaths || nplanes == c->nplanes)
 		return;
 	c->nplanes = (u8)nplanes;
+	/* our new planes may map to peer planes not yet challenged */
+	if (c->peer_nplanes) {
+		c->plane_tries = 0;
+		c->plane_at = now ? now : 1;
+	}
 	for (i = 0; i < c->npaths; i++) {
 		struct mre_path *p = &c->paths[i];
 		u8 plane = (u8)(i % nplanes);

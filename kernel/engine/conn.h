@@ -179,6 +179,15 @@ struct mre_conn {
 	u8 blob[MRE_MAX_BLOB];
 	u8 peer_nplanes;	/* what the peer's blob said (0: nothing yet) */
 	struct mre_addr peer_planes[MRE_BLOB_MAX_PLANES];
+	/*
+	 * Plane proof (conn.c, protocol.md 5.4): bit j of planes_proven says
+	 * peer_planes[j] echoed our nonce (or is the peer's own address);
+	 * until then nothing but CHALLENGEs goes there.
+	 */
+	u8 planes_proven;
+	u8 plane_tries;		/* CHALLENGE rounds sent (MRE_PLANE_TRIES) */
+	u64 plane_at;		/* the next round (0: none) */
+	u64 plane_nonce[MRE_BLOB_MAX_PLANES];	/* 0: none drawn */
 
 	void *priv;		/* the embedder's */
 };
@@ -233,6 +242,16 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
  * went over the old incarnation fails, the next CONNECT opens anew.
  */
 void mre_conn_restarted(struct mre_conn *c);
+/* CHALLENGE rounds per learned plane: then it stays unproven */
+#define MRE_PLANE_TRIES	3
+/* @pkt opens @c: the peer's planes from its blob (demux.c) are new */
+void mre_conn_planes_learned(struct mre_conn *c, u64 now);
+/* forget the peer's planes, proven or not (a new incarnation) */
+void mre_conn_planes_forget(struct mre_conn *c);
+/* the CHALLENGE timer (ESTABLISHED): a round when due; its next deadline */
+u64 mre_conn_plane_timer(struct mre_conn *c, u64 now);
+/* a CHALLENGE or an ECHO for @c, ESTABLISHED */
+void mre_conn_proof_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
 /* forget every gate entry and descriptor of stream @id (stream detach) */
 void mre_conn_forget_stream(struct mre_conn *c, u32 id);
 

@@ -13,7 +13,8 @@
  *	                                   (drop_conn_new, connect_later);
  *	           by a plane not its own  drop_foreign
  *	RESET .... by the sender's address  conn_by_addr (drop_reset)
- *	DATA, ACK, ACCEPT, PROBE, RETRY .. by id: conn_by_id (drop_no_conn:
+ *	DATA, ACK, ACCEPT, PROBE, RETRY,
+ *	CHALLENGE, ECHO .................. by id: conn_by_id (drop_no_conn:
  *	                                   RESET, reset_tx / reset_limited);
  *	           not from the peer ..... drop_foreign
  *	then the connection: the blob of the CONNECT or ACCEPT that opens it
@@ -265,16 +266,20 @@ static bool plane_addr_ok(const struct mre_addr *a, u8 family,
  * The planes of the peer of @c, from the blob of the CONNECT or ACCEPT
  * that opens the connection. Each address must be a unicast one of the
  * connection's family and not one of ours; one that is not is left out
- * (that plane goes by plane 0's addresses) and counted.
+ * (that plane goes by plane 0's addresses) and counted. What an earlier
+ * incarnation learned is gone (mre_conn_connect() forgot it, or here for
+ * a connection the peer reopens), and an address learned is a claim that
+ * only carries traffic once proven (conn.c, mre_conn_plane_proven()).
  */
-static void learn_planes(struct mre_conn *c, const struct mre_pkt *pkt)
+static void learn_planes(struct mre_conn *c, const struct mre_pkt *pkt,
+			 u64 now)
 {
 	struct mre_addr a[MRE_BLOB_MAX_PLANES], ours[MRE_BLOB_MAX_PLANES];
 	u32 k, nours = 0, n = mre_wire_blob_parse(pkt->connect.blob,
 						  pkt->connect.blob_len,
 						  c->addr.family, a);
 
-	/* an unusable blob changes nothing: what an earlier one said stays */
+	/* an unusable blob says nothing: plane 0's addresses for every plane */
 	if (!n)
 		return;
 	mre_memset(ours, 0, sizeof(ours));
@@ -291,6 +296,7 @@ static void learn_planes(struct mre_conn *c, const struct mre_pkt *pkt)
 	}
 	mre_memcpy(c->peer_planes, a, sizeof(a[0]) * n);
 	c->peer_nplanes = (u8)n;
+	mre_conn_planes_learned(c, now);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_PLANES);
 }
@@ -351,8 +357,11 @@ static struct mre_conn *rx_connect(struct mre_ep *ep, u64 now,
 		}
 	}
 	now = mre_conn_clock(c, now);
-	if (c->state != MRE_CONN_ESTABLISHED)
-		learn_planes(c, pkt);
+	/* it opens the connection (or reopens a failed one): its planes */
+	if (c->state != MRE_CONN_ESTABLISHED) {
+		mre_conn_planes_forget(c);
+		learn_planes(c, pkt, now);
+	}
 	mre_conn_accept(c, now, pkt);
 	return c;
 }
@@ -401,8 +410,9 @@ struct mre_conn *mre_ep_rx(struct mre_ep *ep, u64 now, const struct mre_rx *rx)
 			ep->ctr.drop_foreign++;
 			return c;	/* held: the caller lets go of it */
 		}
+		now = mre_conn_clock(c, now);
 		if (pkt.type == MRE_T_ACCEPT && c->state == MRE_CONN_CONNECTING)
-			learn_planes(c, &pkt);
+			learn_planes(c, &pkt, now);
 	}
 	mre_conn_rx(c, mre_conn_clock(c, now), &pkt, rx->ce);
 	return c;

@@ -120,6 +120,15 @@ void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes);
 /* a plane went down or came back: fail its paths at once, or probe them */
 void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up);
 
+/*
+ * May our plane @k (1..) send to the peer's address on its plane
+ * k % c->peer_nplanes (c->peer_planes)? Only once that address proved it
+ * is the peer's by echoing our nonce (protocol.md 5.4), or is the peer's
+ * own address. Until then the embedder sends plane @k's packets by plane
+ * 0's addresses, and only CHALLENGEs (mre_xmit.claim) to the claim.
+ */
+bool mre_conn_plane_proven(const struct mre_conn *c, u32 k);
+
 /* tear down: fails every attached stream with @st; no packet is sent */
 void mre_conn_close(struct mre_conn *c, enum mre_status st);
 

@@ -100,7 +100,9 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(reset_limited) X(drop_place)					\
 	X(retry_tx)	X(retry_rx)	X(retry_limited) X(drop_retry)	\
 	X(connect_cookie) X(drop_foreign) X(challenge_tx)		\
-	X(drop_plane_addr) X(loss_cut)	X(drop_src)
+	X(drop_plane_addr) X(loss_cut)	X(drop_src)			\
+	X(plane_challenge_tx) X(plane_echo_tx) X(plane_echo_rx)		\
+	X(drop_echo)	X(plane_unproven)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;
@@ -144,6 +146,14 @@ struct mre_xmit {
 	u16 path;		/* path index (also in the header) */
 	u16 plane;		/* which plane (netdev) to leave by */
 	u16 src_port;		/* UDP source port: the path's ECMP entropy */
+	/*
+	 * A CHALLENGE: to the peer's address on its plane that @plane maps
+	 * to (k % its planes), as its blob claimed, though not proven
+	 * (mre_conn_plane_proven()); never by plane 0's addresses instead
+	 * (drop it when that address or plane is not at hand). Every other
+	 * packet (0) goes to proven addresses only.
+	 */
+	u8 claim;
 	u8 pl_src;		/* enum mre_pl_src */
 	u32 pl_len;
 	struct mre_stream *pl_stream;
@@ -188,7 +198,13 @@ enum mre_conn_event {
 	MRE_CONN_UP,		/* established: streams may send */
 	MRE_CONN_DEAD,		/* failed; its streams have been failed already */
 	MRE_CONN_PATH,		/* a path changed health (for logs / stats) */
-	MRE_CONN_PLANES,	/* the peer told its planes: c->peer_planes */
+	/*
+	 * The peer's planes changed: learned from its blob (c->peer_planes),
+	 * proven (mre_conn_plane_proven()), or forgotten (a failure, a new
+	 * incarnation). The embedder routes plane k to the peer's plane
+	 * address only while it is proven.
+	 */
+	MRE_CONN_PLANES,
 };
 
 /*
@@ -441,8 +457,8 @@ void mre_ep_key(struct mre_ep *ep);
  * It parses and validates the packet (each refusal counted under its own
  * reason), refuses one from a source address no peer can have
  * (unspecified, loopback, multicast, broadcast: drop_src, never answered)
- * and finds its connection through the embedder: DATA, ACK, ACCEPT, PROBE
- * and RETRY by their dst_cid (mre_ops.conn_by_id), and only from an
+ * and finds its connection through the embedder: DATA, ACK, ACCEPT, PROBE,
+ * RETRY, CHALLENGE and ECHO by their dst_cid (mre_ops.conn_by_id), and only from an
  * address of that peer; RESET by its sender's address; CONNECT by the
  * address it came from, once its cookie proves that address (else it is
  * answered with a RETRY and nothing is kept), creating a connection for

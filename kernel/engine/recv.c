@@ -2,7 +2,8 @@
 /*
  * Receiving on a connection (mre_conn_rx(), engine.h): the packets the
  * demux (demux.c) found for it: ACCEPT, RESET, and on an established
- * connection ACK, DATA and PROBE.
+ * connection ACK, DATA, PROBE, and the plane proof's CHALLENGE and ECHO
+ * (conn.c).
  *
  * An ACK is handled in one direction: first the path it names settles its
  * PSNs (path.c), telling each TSN's descriptor whether it arrived or was
@@ -355,6 +356,10 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		break;
 	case MRE_T_PROBE:
 		rx_probe(c, pkt, now);
+		break;
+	case MRE_T_CHALLENGE:
+	case MRE_T_ECHO:
+		mre_conn_proof_rx(c, pkt, now);
 		break;
 	default:
 		c->ep->ctr.drop_type++;

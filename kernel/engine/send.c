@@ -109,6 +109,23 @@ void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 	xmit(c, q, hdr, mre_wire_put(hdr, &pkt), &x);
 }
 
+void mre_send_proof(struct mre_conn *c, struct mre_path *p, u8 type,
+		    u64 nonce, u8 plane, u64 now)
+{
+	struct mre_pkt pkt = {
+		.type = type,
+		.path = p->id,
+		.dst_cid = c->remote_cid,
+		.ts = (u32)now,
+		.proof = { .nonce = nonce, .plane = plane },
+	};
+	u8 hdr[MRE_PLANE_PKT_LEN];
+	struct mre_xmit x = { .claim = type == MRE_T_CHALLENGE };
+
+	c->ep->ctr.tx_ctrl++;
+	xmit(c, p, hdr, mre_wire_put(hdr, &pkt), &x);
+}
+
 void mre_send_probe(struct mre_conn *c, struct mre_path *p, u64 now)
 {
 	struct mre_pkt pkt = {

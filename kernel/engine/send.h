@@ -21,6 +21,12 @@ struct mre_path *mre_send_ctrl_path(struct mre_conn *c, u32 pref);
 void mre_send_connect(struct mre_conn *c, u8 type, u64 now);
 /* an ACK for the peer's path @p, now */
 void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now);
+/*
+ * A CHALLENGE (on @p, to the peer's claimed address of its plane @plane)
+ * or an ECHO (on @p, to proven addresses) carrying @nonce
+ */
+void mre_send_proof(struct mre_conn *c, struct mre_path *p, u8 type,
+		    u64 nonce, u8 plane, u64 now);
 /* a sequenced PROBE on @p */
 void mre_send_probe(struct mre_conn *c, struct mre_path *p, u64 now);
 /*

@@ -10,6 +10,8 @@
  *               refused in an ACK that could say so: resent after an RTO.
  *   dead        data outstanding and no ACK for dead_ns: FAILED.
  *   pace        the receiver's rate hint spaces packets out.
+ *   plane_at    CHALLENGE rounds to unproven plane addresses of the peer,
+ *               doubling, MRE_PLANE_TRIES of them (conn.c).
  */
 #include "engine.h"
 #include "path.h"
@@ -130,6 +132,7 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 		return 0;
 	}
 	next = conn_timers(c, now);
+	next = earliest(next, mre_conn_plane_timer(c, now));
 	if (mre_send_transmit(c, now, &pace_at))
 		return now;		/* out of budget: come back at once */
 	next = earliest(next, pace_at);

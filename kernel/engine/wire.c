@@ -49,6 +49,7 @@ static const char *const type_names[MRE_T_MAX] = {
 	[MRE_T_DATA] = "DATA", [MRE_T_ACK] = "ACK", [MRE_T_CONNECT] = "CONNECT",
 	[MRE_T_ACCEPT] = "ACCEPT", [MRE_T_RESET] = "RESET",
 	[MRE_T_PROBE] = "PROBE", [MRE_T_UD] = "UD", [MRE_T_RETRY] = "RETRY",
+	[MRE_T_CHALLENGE] = "CHALLENGE", [MRE_T_ECHO] = "ECHO",
 };
 
 static const char *const op_names[MRE_OP_MAX] = {
@@ -261,6 +262,24 @@ static enum mre_parse_err parse_ud(const u8 *b, u32 len, struct mre_pkt *p)
 	return MRE_PARSE_OK;
 }
 
+/* CHALLENGE and ECHO: a nonce and the plane it tests, on a connection */
+static enum mre_parse_err parse_proof(const u8 *b, u32 len, struct mre_pkt *p)
+{
+	const u8 *x = b + MRE_COMMON_LEN;
+
+	if (len != MRE_PLANE_PKT_LEN)
+		return len < MRE_PLANE_PKT_LEN ? MRE_PARSE_SHORT : MRE_PARSE_LEN;
+	p->proof.nonce = get_be64(x);
+	p->proof.plane = x[8];
+	p->hdr_len = len;
+	if (x[9] | x[10] | x[11])
+		return MRE_PARSE_FIELD;
+	if (!p->dst_cid || !p->proof.nonce ||
+	    p->proof.plane >= MRE_BLOB_MAX_PLANES)
+		return MRE_PARSE_FIELD;
+	return MRE_PARSE_OK;
+}
+
 enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 {
 	if (len < MRE_COMMON_LEN)
@@ -317,6 +336,9 @@ enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 		return MRE_PARSE_OK;
 	case MRE_T_UD:
 		return parse_ud(b, len, p);
+	case MRE_T_CHALLENGE:
+	case MRE_T_ECHO:
+		return parse_proof(b, len, p);
 	}
 	return MRE_PARSE_TYPE;
 }
@@ -457,6 +479,12 @@ u32 mre_wire_put(u8 *b, const struct mre_pkt *p)
 		x[17] = 0;
 		put_be16(x + 18, p->ud.plen);
 		return MRE_UD_LEN;
+	case MRE_T_CHALLENGE:
+	case MRE_T_ECHO:
+		put_be64(x, p->proof.nonce);
+		x[8] = p->proof.plane;
+		x[9] = x[10] = x[11] = 0;
+		return MRE_PLANE_PKT_LEN;
 	}
 	return 0;
 }

@@ -45,6 +45,8 @@ enum mre_pkt_type {
 	MRE_T_PROBE	= 6,	/* sequenced on a path, no TSN: liveness of a path */
 	MRE_T_UD	= 7,	/* unreliable datagram (UD QPs), no connection */
 	MRE_T_RETRY	= 8,	/* answer to a CONNECT without a valid cookie */
+	MRE_T_CHALLENGE	= 9,	/* a nonce to a plane address the peer claimed */
+	MRE_T_ECHO	= 10,	/* the nonce back: that address is the peer's */
 	MRE_T_MAX
 };
 
@@ -111,6 +113,7 @@ enum mre_syndrome {
 #define MRE_RESET_LEN		(MRE_COMMON_LEN + 12)
 #define MRE_RETRY_LEN		(MRE_COMMON_LEN + 8)
 #define MRE_UD_LEN		(MRE_COMMON_LEN + 20)
+#define MRE_PLANE_PKT_LEN	(MRE_COMMON_LEN + 12)	/* CHALLENGE and ECHO alike */
 #define MRE_MAX_BLOB		136	/* opaque embedder data in CONNECT/ACCEPT */
 #define MRE_MAX_HDR_LEN		72	/* largest header in front of a payload (WRITE) */
 
@@ -191,6 +194,11 @@ struct mre_pkt {
 		struct mre_pkt_retry {
 			u64 cookie;	/* to echo in the CONNECT, from the same address */
 		} retry;
+		struct mre_pkt_proof {	/* CHALLENGE and ECHO */
+			u64 nonce;	/* never 0; an ECHO carries its CHALLENGE's */
+			u8 plane;	/* the tested address: its index in the blob of
+				   the CHALLENGE's receiver (the ECHO's sender) */
+		} proof;
 		struct mre_pkt_ud {
 			u32 dst_qpn;
 			u32 src_qpn;

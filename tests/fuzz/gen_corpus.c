@@ -65,6 +65,8 @@ static void build(void)
 	struct mre_pkt r = { .type = MRE_T_RESET, .reset = { .cid = 7 } };
 	struct mre_pkt pr = { .type = MRE_T_PROBE, .flags = MRE_F_ACK_REQ,
 			      .path = 2, .dst_cid = 7, .psn = 9 };
+	struct mre_pkt ch = { .type = MRE_T_CHALLENGE, .path = 1, .dst_cid = 7,
+			      .proof = { .nonce = 0x1234, .plane = 1 } };
 	struct mre_pkt u = { .type = MRE_T_UD, .ud = { .dst_qpn = 5, .src_qpn = 6,
 			     .qkey = 7, .plen = 64 } };
 	/* node 3 names itself 10.0.0.3 from its plane-1 address 10.0.0.5 */
@@ -90,6 +92,9 @@ static void build(void)
 	add(&r, 0);
 	add(&pr, 0);
 	add(&u, 64);
+	add(&ch, 0);
+	ch.type = MRE_T_ECHO;
+	add(&ch, 0);
 	c.type = MRE_T_CONNECT;
 	c.dst_cid = 0;
 	c.connect.blob = blob;

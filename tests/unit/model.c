@@ -81,6 +81,16 @@ static int m_xmit(struct mre_conn *c, const struct mre_xmit *x)
 	}
 	if (src && x->pl_len)
 		mre_memcpy(pkt + x->hdr_len, src, x->pl_len);
+	if (x->claim) {
+		n->claims++;
+		if (!c->peer_nplanes || !x->plane ||
+		    (x->hdr[0] & 0xf) != MRE_T_CHALLENGE ||
+		    x->hdr_len != MRE_PLANE_PKT_LEN || x->pl_len ||
+		    mre_conn_plane_proven(c, x->plane))
+			n->claim_bad++;
+		else
+			n->claim_to[x->plane % c->peer_nplanes]++;
+	}
 	n->out(n, peer_of(c), x, pkt, x->hdr_len + x->pl_len);
 	return 0;
 }

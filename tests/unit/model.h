@@ -121,6 +121,15 @@ struct mdl_node {
 	u32 conn_ups;
 	u32 conn_deads;
 	u32 planes_learned;	/* MRE_CONN_PLANES events */
+	/*
+	 * Packets sent with mre_xmit.claim (to a plane address the peer
+	 * claimed, not proven): by the peer's plane they go to; claim_bad
+	 * counts one that is not a CHALLENGE, goes by our plane 0, or to a
+	 * plane already proven (the engine must never).
+	 */
+	u32 claims;
+	u32 claim_to[MRE_BLOB_MAX_PLANES];
+	u32 claim_bad;
 	u32 conn_news;		/* conn_new asked (CONNECT from an unknown node) */
 	u32 replies;		/* RESETs the demux sent back */
 	u32 ud_rx;		/* UD datagrams handed over */

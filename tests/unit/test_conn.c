@@ -1343,8 +1343,55 @@ MRE_TEST(conn_atomic_resp_offset_refused)
 	(void)w;
 }
 
+
+/*
+ * Two honest nodes with two planes each: each proves the other's plane-1
+ * address with one CHALLENGE and its ECHO (one round trip), and the data
+ * flows over both planes meanwhile (by plane 0's addresses until then).
+ */
+MRE_TEST(conn_planes_proven)
+{
+	struct mre_config cfg;
+	struct rig r;
+	u32 i;
+
+	mre_config_default(&cfg);
+	cfg.nplanes = 2;
+	rig_init(test, &r, &cfg, 5000);
+	for (i = 0; i < 2; i++) {
+		r.p->n[i].nplanes = 2;
+		r.p->n[i].planes[0] = mdl_addr(i);
+		r.p->n[i].planes[1] = mdl_addr(20 + i);
+	}
+	write(&r, 0, 64 * KB, 1);
+	pair_run(r.p, 100000000);
+	MRE_EXPECT_EQ(test, r.a->sq_done, 1);
+	MRE_EXPECT(test, exactly_once(&r, 0, 64 * KB));
+	for (i = 0; i < 2; i++) {
+		struct mdl_node *n = &r.p->n[i];
+		struct mre_conn *c = &r.p->c[i];
+
+		MRE_EXPECT_EQ(test, c->peer_nplanes, 2);
+		MRE_EXPECT(test, mre_addr_eq(&c->peer_planes[1],
+					     &r.p->n[1 - i].planes[1]));
+		MRE_EXPECT(test, mre_conn_plane_proven(c, 1));
+		MRE_EXPECT_EQ(test, n->ep.ctr.plane_challenge_tx, 1);
+		MRE_EXPECT_EQ(test, n->ep.ctr.plane_echo_tx, 1);
+		MRE_EXPECT_EQ(test, n->ep.ctr.plane_echo_rx, 1);
+		MRE_EXPECT_EQ(test, n->ep.ctr.drop_echo, 0);
+		MRE_EXPECT_EQ(test, n->ep.ctr.plane_unproven, 0);
+		MRE_EXPECT_EQ(test, n->claims, 1);
+		MRE_EXPECT_EQ(test, n->claim_to[1], 1);
+		MRE_EXPECT_EQ(test, n->claim_bad, 0);
+		MRE_EXPECT_EQ(test, r.p->by_type[i][MRE_T_CHALLENGE], 1);
+		MRE_EXPECT_EQ(test, r.p->by_type[i][MRE_T_ECHO], 1);
+		MRE_EXPECT_EQ(test, c->plane_at, 0);
+	}
+}
+
 MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
+	  MRE_CASE(conn_planes_proven),
 	  MRE_CASE(conn_read_far_rdsn_refused),
 	  MRE_CASE(conn_atomic_resp_offset_refused),
 	  MRE_CASE(conn_nak_stale_msn_ignored),

@@ -15,6 +15,7 @@ struct one {
 	u32 last_to;
 	u8 last[MRE_CONNECT_LEN + MRE_MAX_BLOB];
 	u32 last_len;
+	bool last_claim;		/* the last packet went to a claim */
 	u64 now;
 };
 
@@ -27,6 +28,7 @@ static void catch_out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
 
 	o->sent++;
 	o->last_to = peer;
+	o->last_claim = x->claim;
 	o->last_len = len < sizeof(o->last) ? len : sizeof(o->last);
 	mre_memcpy(o->last, pkt, o->last_len);
 }
@@ -714,6 +716,216 @@ MRE_TEST(demux_clock_never_goes_back)
 	MRE_EXPECT_EQ(test, o->c.clock, o->now + 1000);
 }
 
+
+/*
+ * --- the plane proof (protocol.md 5.4) ------------------------------------
+ *
+ * Node 0 with two planes (paths 1, 3, 5, 7 on plane 1) opened by node 1,
+ * whose blob claims @w for its plane 1 (node 9's address: anybody's).
+ */
+static struct one *one_planes(struct kunit *test, u32 w)
+{
+	struct mre_config cfg;
+	struct mre_addr theirs[2] = { mdl_addr(1), mdl_addr(w) };
+	u8 blob[MRE_MAX_BLOB];
+	struct mre_pkt p;
+	struct one *o;
+
+	mre_config_default(&cfg);
+	cfg.nplanes = 2;
+	o = one_new(test, &cfg);
+	o->n.nplanes = 2;
+	o->n.planes[0] = mdl_addr(0);
+	o->n.planes[1] = mdl_addr(8);
+	p = connect_from(0x7777, blob,
+			 (u16)mre_wire_blob_put(blob, MRE_AF_INET, 2, theirs));
+	rx_connect(test, o, 1, &p);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 2);
+	return o;
+}
+
+/* run the node's timers for @ns of its time (nothing comes in) */
+static void one_run(struct one *o, u64 ns)
+{
+	u64 end = o->now + ns, d;
+
+	while ((d = mdl_run(&o->n, o->now)) && d <= end)
+		o->now = d > o->now ? d : o->now + 1;
+	o->now = end;
+}
+
+/* a CHALLENGE or ECHO from node @from to @cid */
+static void rx_proof(struct one *o, u32 from, u8 type, u64 cid, u64 nonce,
+		     u8 plane)
+{
+	struct mre_pkt p = {
+		.type = type, .path = 1, .dst_cid = cid,
+		.proof = { .nonce = nonce, .plane = plane },
+	};
+
+	rx_from(o, from, &p);
+}
+
+/*
+ * A blob that names an address nobody proved: nothing goes there but
+ * MRE_PLANE_TRIES CHALLENGEs of 32 bytes, doubling apart, and the plane
+ * stays unproven (its paths go by plane 0's addresses), whatever the
+ * peer makes the connection send (a PROBE on a plane-1 path is answered
+ * by proven addresses).
+ */
+MRE_TEST(demux_plane_claim_bounded)
+{
+	struct one *o = one_planes(test, 9);
+	struct mre_pkt p = probe_to(0), r;
+	u32 i;
+
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	MRE_EXPECT_EQ(test, o->n.claims, 1);	/* the first round, at once */
+	MRE_EXPECT(test, o->last_claim);
+	r = last_out(test, o);
+	MRE_EXPECT_EQ(test, r.type, MRE_T_CHALLENGE);
+	MRE_EXPECT_EQ(test, o->last_len, MRE_PLANE_PKT_LEN);
+	MRE_EXPECT_EQ(test, r.dst_cid, 0x7777);
+	MRE_EXPECT_EQ(test, r.proof.plane, 1);
+	MRE_EXPECT_EQ(test, r.path % 2, 1);		/* a path of plane 1 */
+	MRE_EXPECT_NE(test, r.proof.nonce, 0);
+	p.dst_cid = o->c.cid;
+	for (i = 0; i < 40; i++) {
+		one_run(o, 1000000);	/* 1 ms: connect_ns */
+		p.path = 1;		/* plane 1's path */
+		p.psn = i;
+		rx_from(o, 1, &p);
+		MRE_EXPECT(test, !o->last_claim);
+		MRE_EXPECT_EQ(test, last_out(test, o).type, MRE_T_ACK);
+	}
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->n.claims, MRE_PLANE_TRIES);
+	MRE_EXPECT_EQ(test, o->n.claim_to[1], MRE_PLANE_TRIES);
+	MRE_EXPECT_EQ(test, o->n.claim_bad, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.plane_challenge_tx, MRE_PLANE_TRIES);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.plane_unproven, 1);
+	MRE_EXPECT_EQ(test, o->c.plane_at, 0);
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	MRE_EXPECT(test, mre_conn_plane_proven(&o->c, 0));	/* its own */
+}
+
+/*
+ * Only the nonce proves a plane: an ECHO with another one is dropped
+ * (drop_echo); the right one proves it at once, the embedder is told,
+ * and no CHALLENGE follows.
+ */
+MRE_TEST(demux_plane_echo_nonce)
+{
+	struct one *o = one_planes(test, 9);
+	struct mre_pkt r = last_out(test, o);
+	u32 learned = o->n.planes_learned;
+
+	MRE_ASSERT(test, r.type == MRE_T_CHALLENGE);
+	rx_proof(o, 1, MRE_T_ECHO, o->c.cid, r.proof.nonce + 1, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_echo, 1);
+	rx_proof(o, 1, MRE_T_ECHO, o->c.cid, r.proof.nonce, 0);	/* plane */
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_echo, 2);
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	MRE_EXPECT_EQ(test, o->n.planes_learned, learned);
+	/* from a stranger, with the right nonce and id: not the peer */
+	rx_proof(o, 5, MRE_T_ECHO, o->c.cid, r.proof.nonce, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_foreign, 1);
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	rx_proof(o, 1, MRE_T_ECHO, o->c.cid, r.proof.nonce, 1);
+	MRE_EXPECT(test, mre_conn_plane_proven(&o->c, 1));
+	MRE_EXPECT(test, mre_conn_plane_proven(&o->c, 3));	/* 3 % 2 */
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.plane_echo_rx, 1);
+	MRE_EXPECT_EQ(test, o->n.planes_learned, learned + 1);
+	one_run(o, 100000000);
+	MRE_EXPECT_EQ(test, o->n.claims, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.plane_unproven, 0);
+}
+
+/*
+ * A CHALLENGE is answered by exactly one ECHO of its size, with its nonce
+ * and plane, to the peer's proven addresses (no claim), on an
+ * established connection only.
+ */
+MRE_TEST(demux_plane_challenge_echoed)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = connect_from(0x1111, NULL, 0), r;
+	u32 sent = o->sent;
+
+	rx_proof(o, 1, MRE_T_CHALLENGE, o->c.cid, 0xabcdef, 3);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_state, 1);	/* not open */
+	MRE_EXPECT_EQ(test, o->sent, sent);
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	sent = o->sent;
+	rx_proof(o, 1, MRE_T_CHALLENGE, o->c.cid, 0xabcdef, 3);
+	MRE_EXPECT_EQ(test, o->sent, sent + 1);
+	MRE_EXPECT(test, !o->last_claim);
+	MRE_EXPECT_EQ(test, o->last_len, MRE_PLANE_PKT_LEN);
+	r = last_out(test, o);
+	MRE_EXPECT_EQ(test, r.type, MRE_T_ECHO);
+	MRE_EXPECT_EQ(test, r.dst_cid, 0x1111);
+	MRE_EXPECT_EQ(test, r.proof.nonce, 0xabcdef);
+	MRE_EXPECT_EQ(test, r.proof.plane, 3);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.plane_echo_tx, 1);
+	/* an ECHO nobody asked for proves nothing and draws nothing */
+	rx_proof(o, 1, MRE_T_ECHO, o->c.cid, 0xabcdef, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_echo, 1);
+	MRE_EXPECT_EQ(test, o->sent, sent + 1);
+}
+
+/*
+ * The planes of an incarnation die with it: a failure takes their proof
+ * (the embedder is told: its routes go), a reopen by us forgets them
+ * (CONNECT and its retries never go to them), and a reopen by the peer
+ * learns only what its new CONNECT says.
+ */
+MRE_TEST(demux_plane_forgotten)
+{
+	struct one *o = one_planes(test, 9);
+	struct mre_pkt r = last_out(test, o), p;
+	struct mre_addr theirs[2] = { mdl_addr(1), mdl_addr(6) };
+	u8 blob[MRE_MAX_BLOB];
+	u32 learned, claims;
+
+	rx_proof(o, 1, MRE_T_ECHO, o->c.cid, r.proof.nonce, 1);
+	MRE_ASSERT(test, mre_conn_plane_proven(&o->c, 1));
+	learned = o->n.planes_learned;
+	r = (struct mre_pkt){ .type = MRE_T_RESET, .reset.cid = 0x7777 };
+	rx_from(o, 1, &r);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_FAILED);
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	MRE_EXPECT_EQ(test, o->n.planes_learned, learned + 1);
+	/* reopened by the peer, whose new blob says plane 1 is at node 6 */
+	p = connect_from(0x8888, blob,
+			 (u16)mre_wire_blob_put(blob, MRE_AF_INET, 2, theirs));
+	claims = o->n.claims;
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	MRE_EXPECT(test, mre_addr_eq(&o->c.peer_planes[1], &theirs[1]));
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	MRE_EXPECT_EQ(test, o->n.claims, claims + 1);	/* challenged anew */
+	/* failed again, and reopened by us: nothing of the peer's is left */
+	mre_conn_fail(&o->c, MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL, MRE_TRW_DEAD);
+	mre_conn_connect(&o->c, o->now);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_CONNECTING);
+	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 0);
+	MRE_EXPECT_EQ(test, o->c.peer_planes[1].family, 0);
+	MRE_EXPECT_EQ(test, o->c.planes_proven, 0);
+	MRE_EXPECT(test, !mre_conn_plane_proven(&o->c, 1));
+	claims = o->n.claims;
+	one_run(o, 3000000000ULL);	/* every CONNECT retry */
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_FAILED);
+	MRE_EXPECT_EQ(test, o->n.claims, claims);
+	MRE_EXPECT_EQ(test, o->n.claim_bad, 0);
+	/* a failed one, reopened by a CONNECT with no blob: no planes */
+	p = connect_from(0x9999, NULL, 0);
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.peer_nplanes, 0);
+}
+
 MRE_SUITE(demux,
 	  MRE_CASE(demux_reset_for_unknown_id),
 	  MRE_CASE(demux_reset_rate_limited),
@@ -730,4 +942,8 @@ MRE_SUITE(demux,
 	  MRE_CASE(demux_restart_challenged),
 	  MRE_CASE(demux_connect_by_plane0),
 	  MRE_CASE(demux_blob_parse),
-	  MRE_CASE(demux_clock_never_goes_back));
+	  MRE_CASE(demux_clock_never_goes_back),
+	  MRE_CASE(demux_plane_claim_bounded),
+	  MRE_CASE(demux_plane_echo_nonce),
+	  MRE_CASE(demux_plane_challenge_echoed),
+	  MRE_CASE(demux_plane_forgotten));

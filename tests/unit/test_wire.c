@@ -278,10 +278,47 @@ MRE_TEST(wire_mutations)
 	MRE_EXPECT_GE(test, bad, 1);
 }
 
+
+/* CHALLENGE and ECHO: one size, a nonce never 0, a plane of a blob */
+MRE_TEST(wire_proof_roundtrip)
+{
+	u8 buf[64] = { 0 };
+	struct mre_pkt in = {
+		.type = MRE_T_CHALLENGE, .path = 7, .dst_cid = 0x55,
+		.ts = 9, .proof = { .nonce = 0x0102030405060708ULL, .plane = 3 },
+	}, out;
+	u32 len = mre_wire_put(buf, &in);
+
+	MRE_EXPECT_EQ(test, len, MRE_PLANE_PKT_LEN);
+	MRE_ASSERT(test, mre_wire_parse(buf, len, &out) == MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, out.type, MRE_T_CHALLENGE);
+	MRE_EXPECT_EQ(test, out.proof.nonce, in.proof.nonce);
+	MRE_EXPECT_EQ(test, out.proof.plane, 3);
+	in.type = MRE_T_ECHO;
+	MRE_EXPECT_EQ(test, mre_wire_put(buf, &in), len);	/* as large */
+	MRE_ASSERT(test, mre_wire_parse(buf, len, &out) == MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, out.type, MRE_T_ECHO);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len - 1, &out), MRE_PARSE_SHORT);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len + 1, &out), MRE_PARSE_LEN);
+	buf[MRE_COMMON_LEN + 9] = 1;			/* reserved */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+	buf[MRE_COMMON_LEN + 9] = 0;
+	buf[MRE_COMMON_LEN + 8] = MRE_BLOB_MAX_PLANES;	/* no such plane */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+	in.proof.nonce = 0;
+	mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+	in.proof.nonce = 1;
+	in.dst_cid = 0;
+	mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+}
+
 MRE_SUITE(wire,
 	  MRE_CASE(wire_data_roundtrip),
 	  MRE_CASE(wire_ack_roundtrip),
 	  MRE_CASE(wire_connect_roundtrip),
+	  MRE_CASE(wire_proof_roundtrip),
 	  MRE_CASE(wire_rejects),
 	  MRE_CASE(wire_no_payload_ops),
 	  MRE_CASE(wire_send_inv),

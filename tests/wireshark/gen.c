@@ -227,6 +227,18 @@ int main(int argc, char **argv)
 	EXP(", \"mroce.cookie\": %llu}\n", (unsigned long long)p.retry.cookie);
 	put(&p, NULL, 0);
 
+	for (i = 0; i < 2; i++) {
+		p = (struct mre_pkt){ .type = i ? MRE_T_ECHO : MRE_T_CHALLENGE,
+				      .path = 3, .dst_cid = 0x1122334455667788ULL,
+				      .ts = 77,
+				      .proof = { .nonce = 0x8899aabbccddeeffULL,
+						 .plane = 1 } };
+		common(&p);
+		EXP(", \"mroce.nonce\": %llu, \"mroce.plane\": %u}\n",
+		    (unsigned long long)p.proof.nonce, p.proof.plane);
+		put(&p, NULL, 0);
+	}
+
 	fclose(pc);
 	fclose(ex);
 	return 0;

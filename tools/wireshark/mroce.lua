@@ -14,7 +14,8 @@
 local P = Proto("mroce", "MetaRoCE")
 
 local types = { [1] = "DATA", [2] = "ACK", [3] = "CONNECT", [4] = "ACCEPT",
-	[5] = "RESET", [6] = "PROBE", [7] = "UD", [8] = "RETRY" }
+	[5] = "RESET", [6] = "PROBE", [7] = "UD", [8] = "RETRY", [9] = "CHALLENGE",
+	[10] = "ECHO" }
 local ops = { [1] = "SEND", [2] = "WRITE", [3] = "READ_REQ", [4] = "READ_RESP",
 	[5] = "ATOMIC_REQ", [6] = "ATOMIC_RESP", [7] = "NAK", [8] = "NOP" }
 local syns = { [0] = "NONE", [1] = "RNR", [2] = "NO_STREAM", [3] = "REM_ACCESS",
@@ -104,6 +105,9 @@ f("dst_qpn", ProtoField.uint32, "Destination QPN", base.DEC)
 f("src_qpn", ProtoField.uint32, "Source QPN", base.DEC)
 f("qkey", ProtoField.uint32, "Q_Key", base.HEX)
 f("udflags", ProtoField.uint8, "UD flags", base.HEX)
+-- CHALLENGE / ECHO (the plane proof)
+f("nonce", ProtoField.uint64, "Nonce", base.HEX)
+f("plane", ProtoField.uint8, "Plane (in the challenged node's blob)", base.DEC)
 
 local ext = { [1] = 8, [2] = 20, [3] = 20, [4] = 4, [5] = 36, [6] = 12, [7] = 4, [8] = 0 }
 
@@ -224,6 +228,9 @@ function P.dissector(buf, pinfo, tree)
 		info = "qpn " .. buf(24, 4):uint() .. " -> " .. buf(20, 4):uint()
 	elseif ty == 8 and buf:len() >= 28 then
 		t:add(F.cookie, buf(20, 8))
+	elseif (ty == 9 or ty == 10) and buf:len() >= 32 then
+		t:add(F.nonce, buf(20, 8)); t:add(F.plane, buf(28, 1))
+		info = "plane " .. buf(28, 1):uint() .. " nonce 0x" .. buf(20, 8):uint64():tohex()
 	end
 	pinfo.cols.info = (types[ty] or "?") .. " " .. info
 	return buf:len()
