@@ -454,6 +454,8 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 		/* reopened by the peer: whatever went over the old one is gone */
 		fail_streams(c, MRE_ST_RETRY_EXC, true);
 		conn_reset_seq(c, now);
+		c->reopened = true;
+		c->reopen_at = now;
 		reopened = 1;
 	}
 	c->challenged = false;
@@ -461,6 +463,12 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 	mre_conn_established(c, pkt, now);
 	mre_send_connect(c, MRE_T_ACCEPT, now);
 	return reopened;
+}
+
+bool mre_conn_may_reopen(const struct mre_conn *c, u64 now)
+{
+	return !c->reopened ||
+	       now - c->reopen_at >= MRE_REOPEN_IVL * mre_cfg(c)->connect_ns;
 }
 
 void mre_conn_close(struct mre_conn *c, enum mre_status st)

@@ -174,6 +174,8 @@ struct mre_conn {
 	u64 cookie;		/* CONNECTING: the peer's RETRY cookie (0: none) */
 	u64 challenge_at;	/* a CONNECT for a new incarnation was challenged */
 	bool challenged;	/* ... and no proof (a RESET for ours) came yet */
+	bool reopened;		/* a CONNECT reopened it once (at reopen_at) */
+	u64 reopen_at;
 	u16 blob_len;		/* our blob, as sent in CONNECT / ACCEPT ... */
 	u8 blob_planes;		/* ... listing this many planes */
 	u8 blob[MRE_MAX_BLOB];
@@ -244,10 +246,18 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 void mre_conn_restarted(struct mre_conn *c);
 /* CHALLENGE rounds per learned plane: then it stays unproven */
 #define MRE_PLANE_TRIES	3
+/* a FAILED connection is reopened by a CONNECT at most once in this many connect_ns */
+#define MRE_REOPEN_IVL	32
 /* @pkt opens @c: the peer's planes from its blob (demux.c) are new */
 void mre_conn_planes_learned(struct mre_conn *c, u64 now);
 /* forget the peer's planes, proven or not (a new incarnation) */
 void mre_conn_planes_forget(struct mre_conn *c);
+/*
+ * May a CONNECT reopen @c, FAILED, now? Each reopen clears the window's
+ * state (O(window)), so a peer gets one per MRE_REOPEN_IVL connect_ns
+ * (drop_reopen); an honest one's CONNECT retries reach past it.
+ */
+bool mre_conn_may_reopen(const struct mre_conn *c, u64 now);
 /* the CHALLENGE timer (ESTABLISHED): a round when due; its next deadline */
 u64 mre_conn_plane_timer(struct mre_conn *c, u64 now);
 /* a CHALLENGE or an ECHO for @c, ESTABLISHED */

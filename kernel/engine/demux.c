@@ -171,6 +171,12 @@ static void send_reset(struct mre_ep *ep, u64 now, const struct mre_rx *rx,
 		.reset = { .cid = in->dst_cid, .reason = 0 },
 	};
 
+	/*
+	 * Never more bytes back than came: a PROBE (28) gets no RESET (32).
+	 * A peer that lost its state learns it from the next DATA or ACK.
+	 */
+	if (rx->len < MRE_RESET_LEN)
+		return;
 	reply(ep, now, rx, &p, &ep->ctr.reset_tx, &ep->ctr.reset_limited);
 }
 
@@ -357,6 +363,10 @@ static struct mre_conn *rx_connect(struct mre_ep *ep, u64 now,
 		}
 	}
 	now = mre_conn_clock(c, now);
+	if (c->state == MRE_CONN_FAILED && !mre_conn_may_reopen(c, now)) {
+		ep->ctr.drop_reopen++;
+		return c;	/* held: the caller lets go of it */
+	}
 	/* it opens the connection (or reopens a failed one): its planes */
 	if (c->state != MRE_CONN_ESTABLISHED) {
 		mre_conn_planes_forget(c);

@@ -102,7 +102,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(connect_cookie) X(drop_foreign) X(challenge_tx)		\
 	X(drop_plane_addr) X(loss_cut)	X(drop_src)			\
 	X(plane_challenge_tx) X(plane_echo_tx) X(plane_echo_rx)		\
-	X(drop_echo)	X(plane_unproven)
+	X(drop_echo)	X(plane_unproven) X(drop_reopen)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;

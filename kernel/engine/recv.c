@@ -330,9 +330,12 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		return;
 	case MRE_T_RESET:
 		c->ep->ctr.reset_rx++;
+		/* not for this incarnation: refused, and counted as such */
 		if (pkt->reset.cid != c->remote_cid ||
-		    c->state != MRE_CONN_ESTABLISHED)
+		    c->state != MRE_CONN_ESTABLISHED) {
+			c->ep->ctr.drop_reset++;
 			return;
+		}
 		if (c->challenged)	/* the peer's restart, proven */
 			mre_conn_restarted(c);
 		else

@@ -95,6 +95,14 @@ static struct mre_pkt probe_to(u64 cid)
 	return p;
 }
 
+/* an ACK: a packet for an id large enough to be answered with a RESET */
+static struct mre_pkt ack_to(u64 cid)
+{
+	struct mre_pkt p = { .type = MRE_T_ACK, .path = 3, .dst_cid = cid };
+
+	return p;
+}
+
 static struct mre_pkt connect_from(u64 src_cid, const u8 *blob, u16 blob_len)
 {
 	struct mre_pkt p = {
@@ -112,7 +120,7 @@ static struct mre_pkt connect_from(u64 src_cid, const u8 *blob, u16 blob_len)
 MRE_TEST(demux_reset_for_unknown_id)
 {
 	struct one *o = one_new(test, NULL);
-	struct mre_pkt p = probe_to(0xdead), r;
+	struct mre_pkt p = ack_to(0xdead), r;
 
 	rx_from(o, 1, &p);
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_no_conn, 1);
@@ -132,11 +140,69 @@ MRE_TEST(demux_reset_for_unknown_id)
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_no_conn, 1);
 }
 
+/*
+ * A RESET answers only a datagram at least as large (issue 29): a 28-byte
+ * PROBE for an unknown id draws nothing, an ACK draws its RESET.
+ */
+MRE_TEST(demux_probe_draws_no_reset)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = probe_to(0xdead), a = ack_to(0xdead);
+
+	rx_from(o, 1, &p);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_no_conn, 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_tx, 0);
+	MRE_EXPECT_EQ(test, o->sent, 0);
+	rx_from(o, 1, &a);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_no_conn, 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.reset_tx, 1);
+	MRE_EXPECT_EQ(test, o->sent, 1);
+}
+
+/*
+ * Each reopen of a failed connection clears its window (O(window) in
+ * softirq): a proven peer's RESET + CONNECT pairs get one reopen per
+ * MRE_REOPEN_IVL connect_ns (drop_reopen), and a RESET for an id that is
+ * not the connection's is counted as refused (issue 29).
+ */
+MRE_TEST(demux_reopen_limited)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt p = connect_from(0x1111, NULL, 0);
+	struct mre_pkt r = { .type = MRE_T_RESET };
+
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	r.reset.cid = 0x1112;			/* not its id */
+	rx_from(o, 1, &r);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_reset, 1);
+	r.reset.cid = 0x1111;
+	rx_from(o, 1, &r);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_FAILED);
+	p.connect.src_cid = 0x2222;		/* reopened: the first is free */
+	rx_connect(test, o, 1, &p);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.remote_cid, 0x2222);
+	r.reset.cid = 0x2222;
+	rx_from(o, 1, &r);
+	MRE_ASSERT(test, o->c.state == MRE_CONN_FAILED);
+	p.connect.src_cid = 0x3333;		/* at once: refused */
+	rx_connect(test, o, 1, &p);
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_FAILED);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_reopen, 1);
+	o->now += MRE_REOPEN_IVL * o->n.ep.cfg.connect_ns;
+	rx_from(o, 1, &p);			/* its retry, later: taken */
+	MRE_EXPECT_EQ(test, o->c.state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, o->c.remote_cid, 0x3333);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.drop_reopen, 1);
+}
+
 /* RESETs go out at most reset_burst a second */
 MRE_TEST(demux_reset_rate_limited)
 {
 	struct mre_config cfg;
-	struct mre_pkt p = probe_to(0xbeef);
+	struct mre_pkt p = ack_to(0xbeef);
 	struct one *o;
 	u32 i;
 
@@ -225,7 +291,7 @@ MRE_TEST(demux_bound_to_peer)
 MRE_TEST(demux_reset_limit_per_source)
 {
 	struct mre_config cfg;
-	struct mre_pkt p = probe_to(0xbeef);
+	struct mre_pkt p = ack_to(0xbeef);
 	struct one *o;
 	u32 i, before;
 
@@ -369,7 +435,7 @@ MRE_TEST(demux_retry_not_starved)
 MRE_TEST(demux_reset_not_starved)
 {
 	struct mre_config cfg;
-	struct mre_pkt p = probe_to(0xbeef);
+	struct mre_pkt p = ack_to(0xbeef);
 	struct one *o;
 	u32 i, from, full = 0;
 	u64 before;
@@ -444,7 +510,7 @@ MRE_TEST(demux_bogus_source)
 	};
 	struct one *o = one_new(test, NULL);
 	struct mre_pkt conn = connect_from(0x7777, NULL, 0);
-	struct mre_pkt unknown = probe_to(0xdead), known;
+	struct mre_pkt unknown = ack_to(0xdead), known;
 	struct mre_pkt ud = { .type = MRE_T_UD, .ud = { .dst_qpn = 5 } };
 	u32 i, n = MRE_ARRAY_SIZE(bad);
 
@@ -928,6 +994,8 @@ MRE_TEST(demux_plane_forgotten)
 
 MRE_SUITE(demux,
 	  MRE_CASE(demux_reset_for_unknown_id),
+	  MRE_CASE(demux_probe_draws_no_reset),
+	  MRE_CASE(demux_reopen_limited),
 	  MRE_CASE(demux_reset_rate_limited),
 	  MRE_CASE(demux_by_id_and_address),
 	  MRE_CASE(demux_bound_to_peer),
