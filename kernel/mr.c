@@ -101,57 +101,38 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 }
 
-/* ibv_reg_dmabuf_mr: [@offset, @offset + @length) of the dma-buf @fd */
+/*
+ * ibv_reg_dmabuf_mr: [@offset, @offset + @length) of the dma-buf @fd,
+ * attached, pinned and mapped (dmabuf.c) before its key is published
+ */
 struct ib_mr *mroce_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				       u64 length, u64 iova, int fd,
 				       int access, struct ib_udata *udata)
 {
-	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);
 	struct mroce_mr *mr;
-	u64 end;
 	int err;
 
 	if (access & ~MROCE_MR_RIGHTS)
 		return ERR_PTR(-EOPNOTSUPP);	/* MW_BIND: user MRs only */
-	if (!length || length > MROCE_MAX_MR_SIZE ||
-	    check_add_overflow(offset, length, &end))
-		return ERR_PTR(-EINVAL);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->dmabuf = dma_buf_get(fd);
-	if (IS_ERR(mr->dmabuf)) {
-		err = PTR_ERR(mr->dmabuf);
+	err = mroce_dmabuf_get(mr, ibpd->device, fd, offset, length, access);
+	if (err)
 		goto err_free;
-	}
-	err = -EINVAL;
-	if (end > mr->dmabuf->size)
-		goto err_put;
-	err = dma_buf_vmap(mr->dmabuf, &mr->dmabuf_map);
-	if (err) {
-		err = -EOPNOTSUPP;	/* the exporter has no kernel mapping */
-		goto err_put;
-	}
-	if (mr->dmabuf_map.is_iomem) {
-		err = -EOPNOTSUPP;
-		goto err_vunmap;
-	}
-	mr->kva = (u8 *)mr->dmabuf_map.vaddr + offset;
 	mr->type = MROCE_MR_DMABUF;
 	mr->access = access;
 	mr->iova = iova;
 	mr->length = length;
-	err = mroce_mr_add(mdev, mr);
+	err = mroce_mr_add(to_mroce_dev(ibpd->device), mr);
 	if (err)
-		goto err_vunmap;
+		goto err_put;
 	mroce_dbg_mr(mr, "dma-buf %zu B, [%llu +%llu] iova %#llx access %#x\n",
 		     mr->dmabuf->size, offset, length, iova, access);
 	return &mr->ibmr;
 
-err_vunmap:
-	dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
 err_put:
-	dma_buf_put(mr->dmabuf);
+	mroce_dmabuf_put(mr);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -312,10 +293,8 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	mroce_dbg_mr(mr, "\n");
 	if (mr->umem)
 		ib_umem_release(mr->umem);
-	if (mr->dmabuf) {
-		dma_buf_vunmap(mr->dmabuf, &mr->dmabuf_map);
-		dma_buf_put(mr->dmabuf);
-	}
+	if (mr->dmabuf)
+		mroce_dmabuf_put(mr);	/* vunmap, unpin, detach */
 	kvfree(mr->pages);
 	kvfree(mr->frpl);
 	kfree_rcu(mr, rcu);

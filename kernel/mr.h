@@ -33,12 +33,24 @@
  * type 2 MW is bound to the QP that bound it (2B) and is free again when
  * that QP is destroyed.
  *
- * A dma-buf MR is reached through the exporter's kernel mapping
- * (dma_buf_vmap(), held from registration to dereg): the device uses the
- * CPU, so an exporter without a vmap, or memory the CPU cannot reach as
- * plain memory (I/O memory), is refused with EOPNOTSUPP. The exporter
- * keeps the buffer resident while it is mapped; there is no move_notify
- * to follow.
+ * A dma-buf MR (dmabuf.c) is reached through the exporter's kernel
+ * mapping: the device uses the CPU, so an exporter without a vmap, or
+ * memory the CPU cannot reach as plain memory (I/O memory), is refused
+ * with EOPNOTSUPP. Before the key is published the buffer is attached
+ * (with the ib_device's own struct device: nothing maps it for DMA),
+ * pinned, then vmapped; dereg, after the last copy, undoes it in the
+ * reverse order: vunmap, unpin, detach, put. A dynamic exporter (one with
+ * pin/unpin) gets a dynamic attachment and dma_buf_pin() under the
+ * reservation lock, as ib_umem_dmabuf_get_pinned() does; if the pin fails
+ * the registration fails with EOPNOTSUPP, and its move_notify is never
+ * due (only warned of). A static exporter has no pin to give and cannot
+ * tell of a move: it gets a static attachment (which maps nothing for a
+ * static exporter) and keeps the buffer in place while attached. The
+ * vmap follows the kernel's locking rule (6.1: without the reservation
+ * lock, which exporters take themselves; 6.2 on: dma_buf_vmap_unlocked()).
+ * The dma-buf's fd must be open for reading, and for writing if the MR
+ * has a right that writes into it (local write, remote write, remote
+ * atomic): EACCES otherwise, as mmap(2) of the fd would answer.
  *
  * Fast registration (FRWR, kernel ULPs only): alloc_mr makes an MR with
  * room for max_num_sg pages and no valid key; map_mr_sg fills its page
@@ -98,7 +110,8 @@ struct mroce_mr {
 	struct ib_umem *umem;
 	struct page **pages;	/* USER: page i covers user VA (start & PAGE_MASK) + i pages */
 	unsigned long start;	/* USER: user VA of iova */
-	struct dma_buf *dmabuf;	/* DMABUF: referenced, vmapped */
+	struct dma_buf *dmabuf;	/* DMABUF: referenced, attached, pinned, vmapped */
+	struct dma_buf_attachment *dmabuf_attach;
 	struct iosys_map dmabuf_map;
 	u8 *kva;		/* DMABUF: the kernel address of iova */
 	/*
@@ -195,6 +208,18 @@ void mroce_frwr_copy(struct mroce_mr *mr, u64 addr, void *buf, u32 len,
 /* FRWR: mroce_key_invalidate() of @mr, which @key names; RCU held */
 bool mroce_frwr_invalidate(struct ib_qp *qp, struct mroce_mr *mr, u32 key,
 			   bool remote, bool check);
+
+/*
+ * DMABUF: attach to, pin and vmap the dma-buf @fd for @mr, whose
+ * [@offset, @offset + @length) it will reach with @access (@ibdev's). Sets
+ * mr->dmabuf, dmabuf_attach, dmabuf_map and kva; 0 or -errno (EINVAL: a
+ * bad range, EACCES: the fd's mode, EOPNOTSUPP: no pin, no vmap or I/O
+ * memory, or the error of dma_buf_get() or of the exporter's attach).
+ */
+int mroce_dmabuf_get(struct mroce_mr *mr, struct ib_device *ibdev, int fd,
+		     u64 offset, u64 length, int access);
+/* DMABUF: undo mroce_dmabuf_get(); no copy may be in progress */
+void mroce_dmabuf_put(struct mroce_mr *mr);
 
 /*
  * What an rkey that came off the wire for @qp may touch: the MR @rkey

@@ -34,10 +34,13 @@
  *
  *	mroce-wr-check --dmabuf DEV_A GIDX_A DEV_B GIDX_B
  *
- * checks only ibv_reg_dmabuf_mr, with a buffer of the test exporter
+ * checks only ibv_reg_dmabuf_mr, with buffers of the test exporter
  * tests/kmod/mroce_dmabuf_exp.ko (loaded by the caller): WRITE, READ and
  * SEND into it land where they should, a range past its end and an fd that
- * is not a dma-buf are refused.
+ * is not a dma-buf are refused; the exporter sees the buffer attached,
+ * pinned and mapped while the MR lives and nothing after dereg; rights
+ * that write need an fd open for writing (EACCES); an exporter that cannot
+ * pin is refused (EOPNOTSUPP); a static exporter is attached.
  *
  *	mroce-wr-check --idle-recv SECS DEV_A GIDX_A DEV_B GIDX_B
  *
@@ -1322,34 +1325,159 @@ static void check_mr_access(struct side *a, struct side *b)
 
 /* ---- ibv_reg_dmabuf_mr ----------------------------------------------------- */
 
+/* a new buffer of the test exporter (MROCE_DMABUF_F_* @flags): its fd */
+static int dmabuf_new(int dev, unsigned int flags)
+{
+	struct mroce_dmabuf_create c = { .size = MWBUF, .flags = flags };
+
+	if (ioctl(dev, MROCE_DMABUF_CREATE, &c))
+		die("the test exporter's CREATE");
+	return c.fd;
+}
+
+/* the exporter sees @fd's buffer attached, pinned and vmapped so often */
+static int dmabuf_is(int dev, int fd, unsigned int attached,
+		     unsigned int pinned, unsigned int vmapped)
+{
+	struct mroce_dmabuf_state st = { .fd = fd };
+
+	if (ioctl(dev, MROCE_DMABUF_STATE, &st))
+		die("the test exporter's STATE");
+	if (st.attached != attached || st.pinned != pinned ||
+	    st.vmapped != vmapped)
+		printf("# dma-buf: attached %u pinned %u vmapped %u (pin calls %u)\n",
+		       st.attached, st.pinned, st.vmapped, st.pin_calls);
+	return st.attached == attached && st.pinned == pinned &&
+	       st.vmapped == vmapped;
+}
+
+/* ibv_reg_dmabuf_mr of the whole of @fd with @access fails with @err */
+static int dmabuf_refused(struct side *b, int fd, int access, int err)
+{
+	struct ibv_mr *mr = ibv_reg_dmabuf_mr(b->pd, 0, MWBUF, 0, fd, access);
+
+	if (mr) {
+		ibv_dereg_mr(mr);
+		return 0;
+	}
+	if (errno != err)
+		printf("# dma-buf: errno %d (%s)\n", errno, strerror(errno));
+	return errno == err;
+}
+
+/*
+ * The fd's mode and the exporter's pin: a read-only dma-buf takes no
+ * right that writes (EACCES) but a read-only MR that a READ reads; a
+ * write-only one takes none; an exporter whose pin fails is refused
+ * (EOPNOTSUPP) and left as it was; a static exporter (no pin/unpin) is
+ * attached, not pinned, while the MR lives. None of it leaks an
+ * attachment, a pin or a mapping.
+ */
+static void check_dmabuf_exporters(struct side *a, struct side *b, int dev)
+{
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		       IBV_ACCESS_REMOTE_READ;
+	struct mwenv e = { .a = a, .b = b };
+	struct ibv_mr *mr;
+	uint8_t *map;
+	int fd, st;
+
+	fd = dmabuf_new(dev, MROCE_DMABUF_F_RDONLY);
+	check(dmabuf_refused(b, fd, IBV_ACCESS_LOCAL_WRITE, EACCES) &&
+	      dmabuf_refused(b, fd, rw, EACCES) &&
+	      dmabuf_refused(b, fd, IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_REMOTE_ATOMIC, EACCES) &&
+	      dmabuf_is(dev, fd, 0, 0, 0),
+	      "dmabuf: an O_RDONLY dma-buf: local write, remote write, atomic refused (EACCES), nothing held");
+	/* e.buf: only the iovas rdma() names (the fd cannot be mapped writable) */
+	e.buf = aligned_alloc(4096, MWBUF);
+	if (!e.buf)
+		die("buffer");
+	mr = ibv_reg_dmabuf_mr(b->pd, 0, MWBUF, (uintptr_t)e.buf, fd,
+			       IBV_ACCESS_REMOTE_READ);
+	check(mr && dmabuf_is(dev, fd, 1, 1, 1),
+	      "dmabuf: an O_RDONLY dma-buf: a REMOTE_READ MR, attached, pinned, mapped");
+	if (mr) {
+		pair_open(&e);
+		memset(a->buf, 0x77, 4096);
+		st = rdma(&e, IBV_WR_RDMA_READ, mr->rkey, 8192, 4096);
+		check(st == IBV_WC_SUCCESS && !memchr(a->buf, 0x77, 4096),
+		      "dmabuf: an RDMA READ of the O_RDONLY dma-buf (its zeroes)");
+		pair_close(&e);
+		check(!ibv_dereg_mr(mr) && dmabuf_is(dev, fd, 0, 0, 0),
+		      "dmabuf: its dereg unpins, unmaps, detaches");
+	}
+	free(e.buf);
+	close(fd);
+
+	fd = dmabuf_new(dev, MROCE_DMABUF_F_WRONLY);
+	check(dmabuf_refused(b, fd, IBV_ACCESS_REMOTE_READ, EACCES) &&
+	      dmabuf_refused(b, fd, rw, EACCES) && dmabuf_is(dev, fd, 0, 0, 0),
+	      "dmabuf: an O_WRONLY dma-buf is refused (EACCES), nothing held");
+	close(fd);
+
+	fd = dmabuf_new(dev, MROCE_DMABUF_F_NOPIN);
+	check(dmabuf_refused(b, fd, rw, EOPNOTSUPP) &&
+	      dmabuf_refused(b, fd, IBV_ACCESS_REMOTE_READ, EOPNOTSUPP) &&
+	      dmabuf_is(dev, fd, 0, 0, 0),
+	      "dmabuf: an exporter that cannot pin is refused (EOPNOTSUPP), nothing held");
+	close(fd);
+
+	fd = dmabuf_new(dev, MROCE_DMABUF_F_STATIC);
+	map = mmap(NULL, MWBUF, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		die("mmap of the static dma-buf");
+	mr = ibv_reg_dmabuf_mr(b->pd, 0, MWBUF, (uintptr_t)map, fd, rw);
+	check(mr && dmabuf_is(dev, fd, 1, 0, 1),
+	      "dmabuf: a static exporter (no pin): attached and mapped while the MR lives");
+	if (mr) {
+		e.buf = map;
+		pair_open(&e);
+		fill(a->buf, 4096, 24);
+		st = rdma(&e, IBV_WR_RDMA_WRITE, mr->rkey, 4096, 4096);
+		check(st == IBV_WC_SUCCESS && !memcmp(map + 4096, a->buf, 4096),
+		      "dmabuf: an RDMA WRITE into the static exporter's buffer");
+		pair_close(&e);
+		check(!ibv_dereg_mr(mr) && dmabuf_is(dev, fd, 0, 0, 0),
+		      "dmabuf: its dereg unmaps and detaches");
+	}
+	munmap(map, MWBUF);
+	close(fd);
+}
+
 /*
  * A buffer of the test exporter (tests/kmod/mroce_dmabuf_exp.ko), mapped
- * here, registered on b with ibv_reg_dmabuf_mr: a WRITE, a READ and a SEND
- * from a land where they should (checked through the mapping); a range past
- * the dma-buf and an fd that is not one are refused.
+ * here, registered on b with ibv_reg_dmabuf_mr: the exporter sees it
+ * attached, pinned and mapped while the MR lives, and nothing after dereg;
+ * a WRITE, a READ and a SEND from a land where they should (checked
+ * through the mapping); a range past the dma-buf and an fd that is not one
+ * are refused. Then the fd's mode and exporters that cannot pin
+ * (check_dmabuf_exporters()).
  */
 static void check_dmabuf(struct side *a, struct side *b)
 {
 	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 		       IBV_ACCESS_REMOTE_READ;
-	struct mroce_dmabuf_create c = { .size = MWBUF };
 	struct mwenv e = { .a = a, .b = b };
 	struct ibv_mr *mr, *bad;
 	struct ibv_wc wc;
 	uint8_t *map;
-	int dev, st, ok;
+	int dev, fd, st, ok;
 
 	dev = open(MROCE_DMABUF_DEV, O_RDWR);
-	if (dev < 0 || ioctl(dev, MROCE_DMABUF_CREATE, &c))
+	if (dev < 0)
 		die("the test exporter (" MROCE_DMABUF_DEV ")");
-	map = mmap(NULL, MWBUF, PROT_READ | PROT_WRITE, MAP_SHARED, c.fd, 0);
+	fd = dmabuf_new(dev, 0);
+	map = mmap(NULL, MWBUF, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		die("mmap of the dma-buf");
-	mr = ibv_reg_dmabuf_mr(b->pd, 0, MWBUF, (uintptr_t)map, c.fd, rw);
+	mr = ibv_reg_dmabuf_mr(b->pd, 0, MWBUF, (uintptr_t)map, fd, rw);
 	check(mr != NULL, "dmabuf: ibv_reg_dmabuf_mr of a 64 KiB dma-buf");
 	if (!mr)
 		return;
-	bad = ibv_reg_dmabuf_mr(b->pd, 4096, MWBUF, 0, c.fd, rw);
+	check(dmabuf_is(dev, fd, 1, 1, 1),
+	      "dmabuf: the exporter sees it attached, pinned and mapped while the MR lives");
+	bad = ibv_reg_dmabuf_mr(b->pd, 4096, MWBUF, 0, fd, rw);
 	check(!bad && errno == EINVAL,
 	      "dmabuf: a range past the dma-buf's end: EINVAL");
 	bad = ibv_reg_dmabuf_mr(b->pd, 0, 4096, 0, dev, rw);
@@ -1396,8 +1524,11 @@ static void check_dmabuf(struct side *a, struct side *b)
 	pair_close(&e);
 
 	check(!ibv_dereg_mr(mr), "dmabuf: dereg");
+	check(dmabuf_is(dev, fd, 0, 0, 0),
+	      "dmabuf: after dereg the exporter sees no attachment, pin or mapping");
 	munmap(map, MWBUF);
-	close(c.fd);
+	close(fd);
+	check_dmabuf_exporters(a, b, dev);
 	close(dev);
 }
 

@@ -39,13 +39,14 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/sink-gone.out &&
 "${SX[@]}" tc qdisc del dev "$S_IF" root
 
 # ibv_reg_dmabuf_mr, with the test exporter's buffers (Debian's kernel has
-# no udmabuf)
+# no udmabuf): the exporter counts attachments, pins and mappings, hands
+# out read-only fds and exporters that cannot pin
 t_ok "load the test dma-buf exporter" insmod /mnt/host/mroce_dmabuf_exp.ko
 echo "# mroce-wr-check --dmabuf"
 timeout 60 mroce-wr-check --dmabuf "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/dmabuf.out" /tmp/dmabuf.out |
 	sed 's/^/#   /'
 grep -q '^[0-9]* passed, 0 failed$' /tmp/dmabuf.out &&
-	echo "ok - dma-buf MRs: WRITE, READ, SEND into them; bad ranges and fds refused ($(tail -1 /tmp/dmabuf.out))" && T_PASS=$((T_PASS + 1)) ||
+	echo "ok - dma-buf MRs: WRITE, READ, SEND into them; pinned while registered; bad ranges, fds, fd modes and unpinnable exporters refused ($(tail -1 /tmp/dmabuf.out))" && T_PASS=$((T_PASS + 1)) ||
 	{ echo "not ok - dma-buf MRs"; T_FAIL=$((T_FAIL + 1)); }
 t_ok "unload the exporter (every buffer released)" rmmod mroce_dmabuf_exp
 
