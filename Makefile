@@ -12,6 +12,8 @@
 #   make sim-check    simulator scenarios that assert (sanitised build)
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
 #   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
+#   make fuzz-corpus  the fuzzers' corpora for the guest (build/fuzz-corpus: seeds,
+#                     what fuzz-check grew, tests/fuzz/regress), for tests/vm/fuzz.sh
 #   make wireshark-check  the Wireshark dissector (tools/wireshark) decoded by tshark
 #   make man          man page build/man/mroce.7 from Documentation/mroce.rst (scripts/man.py)
 #   make man-check    the man page renders without a warning and lists every module
@@ -128,6 +130,9 @@ bench-sim:
 fuzz-check:
 	$(MAKE) -C tests/fuzz O=$(O) check
 
+fuzz-corpus:
+	$(MAKE) -C tests/fuzz O=$(O) guest-corpus
+
 # the Wireshark dissector (tools/wireshark/mroce.lua) against the engine's
 # packets and the wire header; needs tshark (scripts/setup.sh installs it)
 $(O)/wireshark/gen: tests/wireshark/gen.c kernel/engine/wire.c kernel/engine/wire.h kernel/engine/mre_types.h
@@ -198,6 +203,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module provider tools unit ring sim sim-check bench-sim fuzz-check wireshark-check layers \
+.PHONY: all host module module-debug provider tools unit ring sim sim-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
 	man man-check \
 	check kunit vm-test install dkms-source checkpatch sparse clean

@@ -67,6 +67,12 @@ step guest-hostile needs=module,provider,rig-image \
 # the same attacks with both devices on the software NIC
 step guest-hostile-swnic needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 600 -n ci-hostile-swnic tests/vm/hostile.sh -- datapath=swnic
+# in-guest fuzzing (issue 29): the host fuzzers' corpora (make fuzz-corpus:
+# seeds, what host-tests' fuzz-check grew, tests/fuzz/regress) replayed
+# into the module over the wire, then 60 s of garbage, from an attacker's
+# address and from the peer's own (tests/vm/fuzz.sh)
+step guest-fuzz needs=module,provider,rig-image \
+  bash -c 'make fuzz-corpus && scripts/vm/run-guest.sh -P -f build/fuzz-corpus -t 600 -n ci-fuzz tests/vm/fuzz.sh'
 # race stress (issue 29): doorbells against modify_qp cycling a QP between
 # peers with max_peers=4 (tests/vm/race.sh)
 step guest-race needs=module,provider,rig-image \

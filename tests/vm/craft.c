@@ -27,8 +27,33 @@
  *                   long the send took
  *   foreign         DATA WRITE, ACK, PROBE and ACCEPT packets carrying the
  *                   live --cid, round robin, --count in all
- *   garbage         --count datagrams: random bytes and mutated valid
- *                   packets (random connection ids), from --seed
+ *   garbage         --count datagrams (or as many as --secs allows):
+ *                   random bytes and mutated valid packets (random
+ *                   connection ids), from --seed
+ *   replay          the host fuzzers' corpora (tests/fuzz; make
+ *                   fuzz-corpus): the files and folders given with
+ *                   --corpus or as more arguments after the mode, folders
+ *                   walked in name order. A file's format is --format, or
+ *                   the nearest folder of its path named wire, demux or
+ *                   conn (else wire): wire (fuzz_wire) one raw datagram
+ *                   per file; demux (fuzz_demux) and conn (fuzz_conn)
+ *                   records "ctl(1) | len(2, BE) | datagram", read as the
+ *                   fuzzers read them. demux ctl: bit 6 puts the live
+ *                   connection id (--peers/--peer) into dst_cid, in a
+ *                   CONNECT the cookie of the latest RETRY the victim sent
+ *                   us (waiting up to --wait-ms for one); bit 4 CE (IP
+ *                   ECN); bit 3 to --bcast ADDR (a link-layer broadcast;
+ *                   skipped without it); sender 1 (the model's connected
+ *                   peer) from --src, senders 2-6 from the --alt-src
+ *                   addresses in turn (else --src); skipped: sender 0
+ *                   (the receiver itself), sender 7 (IPv6), bit 5
+ *                   (multicast group: the victim joins none); bit 7 (the
+ *                   model's clock) ignored. conn ctl: bit 0 the live id,
+ *                   bit 2 CE, the rest ignored. --count: passes over the
+ *                   corpora (default 1). Counts the datagrams the
+ *                   engine's own parser (mre_wire_parse) refuses, and the
+ *                   CONNECTs sent from an address after a cookie-proven
+ *                   one (the victim may accept or challenge those)
  *
  * --cid and --src-cid take 64-bit values (the wire's connection ids). --peers FILE
  * --peer ADDR reads the connection id (and the receive base, "rx gate")
@@ -44,6 +69,7 @@
  *
  * Output: with -v a line per packet; per mode a line
  *   "craft MODE: sent N packets (B bytes) in S s [, details]"
+ * (replay: "craft replay: sent N datagrams from F files, skipped S ...")
  * and for replies "craft replies: ...". Exit 0 if everything was sent, 1
  * on a send error, 2 on usage errors.
  */
@@ -52,6 +78,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <sched.h>
 #include <inttypes.h>
@@ -65,6 +92,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #define PKT_MAX		(MRE_MAX_HDR_LEN + MRE_CONNECT_LEN + MRE_MAX_BLOB + MRE_MAX_PAYLOAD)
 
@@ -96,6 +124,14 @@ static struct {
 	uint32_t tsn_step;
 	const char *netns;
 	int cookie, wait_ms, listen_ms, verbose;
+	double secs;		/* garbage: for this long */
+	const char *corpus[256];	/* replay */
+	int ncorpus;
+	const char *format;
+	struct mre_addr alt[16];	/* replay: senders 2-6 */
+	int nalt;
+	struct mre_addr bcast;
+	int have_bcast;
 } opt = {
 	.port = MRE_DEFAULT_UDP_PORT, .tsn = -1, .msn = -1, .tsn_ahead = 32, .tsn_step = 1,
 	.rdsn = 0xfffffffeu, .rsn = 1, .wait_ms = 200,
@@ -202,10 +238,34 @@ static void pace(double t0)
 	}
 }
 
-static int send_buf(const u8 *b, u32 len)
+/* @len bytes through @fd to @to; @ce: with the ECN field CE */
+static int send_dgram(int fd, const u8 *b, u32 len, const struct sockaddr_storage *to,
+		      socklen_t tlen, int ce)
 {
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cb;
+	struct iovec iov = { .iov_base = (void *)b, .iov_len = len };
+	struct msghdr m = { .msg_name = (void *)to, .msg_namelen = tlen,
+			    .msg_iov = &iov, .msg_iovlen = 1 };
 	double t = now_s(), d;
-	ssize_t r = sendto(sock, b, len, 0, (struct sockaddr *)&opt.dst, opt.dlen);
+	ssize_t r;
+
+	if (ce) {		/* ECN CE (3) in the TOS / traffic class */
+		struct cmsghdr *c;
+		int v = 3;
+
+		memset(&cb, 0, sizeof(cb));
+		m.msg_control = cb.buf;
+		m.msg_controllen = sizeof(cb.buf);
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = to->ss_family == AF_INET ? IPPROTO_IP : IPPROTO_IPV6;
+		c->cmsg_type = to->ss_family == AF_INET ? IP_TOS : IPV6_TCLASS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &v, sizeof(v));
+	}
+	r = sendmsg(fd, &m, 0);
 
 	d = now_s() - t;
 	if (d > max_send_s)
@@ -219,6 +279,11 @@ static int send_buf(const u8 *b, u32 len)
 	n_sent++;
 	n_bytes += len;
 	return 0;
+}
+
+static int send_buf(const u8 *b, u32 len)
+{
+	return send_dgram(sock, b, len, &opt.dst, opt.dlen, 0);
 }
 
 /* a packet through the engine's builder, plus @plen payload bytes */
@@ -696,10 +761,12 @@ static void mode_garbage(void)
 	struct mre_pkt chk;
 	u8 b[PKT_MAX];
 
-	if (!opt.count)
+	if (!opt.count && opt.secs <= 0)
 		opt.count = 1000;
-	for (i = 0; i < opt.count; i++) {
+	for (i = 0; (!opt.count || i < opt.count) &&
+		    (opt.secs <= 0 || now_s() - t0 < opt.secs); i++) {
 		u32 len, k, j;
+		int valid;
 
 		if (rnd() % 4 == 0) {		/* random bytes, 0..199 */
 			len = (u32)(rnd() % 200);
@@ -725,13 +792,315 @@ static void mode_garbage(void)
 			}
 			n_mut++;
 		}
-		if (mre_wire_parse(b, len, &chk) == MRE_PARSE_OK)
-			n_valid++;
+		valid = mre_wire_parse(b, len, &chk) == MRE_PARSE_OK;
 		pace(t0);
-		send_buf(b, len);
+		if (!send_buf(b, len) && valid)
+			n_valid++;
 	}
-	printf("craft garbage: sent %lu datagrams (%lu bytes) in %.2f s, seed %#" PRIx64 ": %lu random, %lu mutated, %lu of them still parse (random ids), %lu send errors\n",
-	       n_sent, n_bytes, now_s() - t0, opt.seed, n_rand, n_mut, n_valid, n_err);
+	printf("craft garbage: sent %lu datagrams (%lu bytes) in %.2f s, seed %#" PRIx64 ": %lu random, %lu mutated, %lu of them still parse (random ids), the engine's parser refuses %lu, %lu send errors\n",
+	       n_sent, n_bytes, now_s() - t0, opt.seed, n_rand, n_mut, n_valid,
+	       n_sent - n_valid, n_err);
+}
+
+/* --- replay: the fuzzers' corpora ------------------------------------------------ */
+
+#define RP_MAX	(MRE_MAX_HDR_LEN + 16 + MRE_MAX_PAYLOAD + MRE_MAX_BLOB)	/* fuzz_demux's PKT_MAX */
+#define RP_FILE_MAX	(4u << 20)
+
+enum { RF_WIRE, RF_DEMUX, RF_CONN };
+static const char *const rf_name[] = { "wire", "demux", "conn" };
+
+static struct {
+	int fd[1 + 16];			/* [0]: --src (sock), then --alt-src */
+	int proven[1 + 16];		/* sent a CONNECT with a fresh cookie */
+	u64 cookie;			/* the latest RETRY's */
+	int fresh;			/* ... not used yet */
+	double t0;
+	unsigned long files, recs[3], skip_self, skip_v6, skip_group, skip_bcast,
+		skip_long, skip_read, cid_put, no_cid, cookie_put, cookie_fresh,
+		bcast, ce, alt, refused, after_proof, retries;
+} rp;
+
+/* replies to @fd: remember the cookie of a RETRY; wait up to @ms for one */
+static void rp_drain(int fd, int ms)
+{
+	double end = now_s() + ms / 1e3;
+	u8 b[PKT_MAX];
+	struct mre_pkt r;
+
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		int left = (int)((end - now_s()) * 1e3);
+		ssize_t n;
+
+		if (poll(&pf, 1, left > 0 ? left : 0) <= 0)
+			return;
+		n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+		if (n < 0)
+			return;
+		if (mre_wire_parse(b, (u32)n, &r) == MRE_PARSE_OK &&
+		    r.type == MRE_T_RETRY) {
+			rp.cookie = r.retry.cookie;
+			rp.fresh = 1;
+			rp.retries++;
+			if (ms)
+				return;
+		}
+	}
+}
+
+static int rp_live_cid(u64 *cid)
+{
+	if (!opt.peers)
+		return -1;
+	read_peers();		/* the victim's connection with --peer now */
+	*cid = opt.cid;
+	return 0;
+}
+
+/* one datagram of the corpus, with the fuzzer's ctl applied */
+static void rp_send(int fmt, u8 ctl, u8 *b, u32 len)
+{
+	const struct sockaddr_storage *to = &opt.dst;
+	socklen_t tlen = opt.dlen;
+	static struct sockaddr_storage bc;
+	static socklen_t bclen;
+	struct mre_pkt p;
+	int k = 0, ce = 0, put_id = 0;
+	u64 cid;
+
+	if (len > 65507) {
+		rp.skip_long++;
+		return;
+	}
+	if (fmt == RF_DEMUX) {
+		u8 sel = ctl & 7;
+
+		if (sel == 0) {		/* the receiver's own address */
+			rp.skip_self++;
+			return;
+		}
+		if (sel == 7) {		/* an IPv6 sender */
+			rp.skip_v6++;
+			return;
+		}
+		if (ctl & 0x20) {	/* to a multicast group */
+			rp.skip_group++;
+			return;
+		}
+		if (ctl & 8) {		/* a link-layer broadcast */
+			if (!opt.have_bcast) {
+				rp.skip_bcast++;
+				return;
+			}
+			if (!bclen)
+				sa_of(&opt.bcast, opt.port, &bc, &bclen);
+			to = &bc;
+			tlen = bclen;
+			rp.bcast++;
+		}
+		if (sel >= 2 && opt.nalt) {
+			k = 1 + (sel - 2) % opt.nalt;
+			rp.alt++;
+		}
+		ce = !!(ctl & 0x10);
+		if (ctl & 0x40 && len >= MRE_CONNECT_LEN &&
+		    (b[0] & 0xf) == MRE_T_CONNECT) {
+			rp_drain(rp.fd[k], 0);
+			if (!rp.fresh)
+				rp_drain(rp.fd[k], opt.wait_ms);
+			put_be64(b + MRE_COMMON_LEN + 20, rp.cookie);
+			rp.cookie_put++;
+			if (rp.fresh) {
+				rp.cookie_fresh++;
+				rp.proven[k] = 1;
+			}
+			rp.fresh = 0;
+		} else if (ctl & 0x40 && len >= 12) {
+			put_id = 1;
+		}
+	} else if (fmt == RF_CONN) {
+		ce = !!(ctl & 4);
+		put_id = ctl & 1 && len >= 12;
+	}
+	if (put_id) {
+		if (!rp_live_cid(&cid)) {
+			put_be64(b + 4, cid);
+			rp.cid_put++;
+		} else {
+			rp.no_cid++;
+		}
+	}
+	rp.ce += ce;
+	if (mre_wire_parse(b, len, &p) != MRE_PARSE_OK)
+		p.type = 0;		/* (no type is 0) */
+	if (opt.verbose)
+		printf("  %s ctl %#x: %u bytes%s%s%s\n", rf_name[fmt], ctl, len,
+		       p.type ? " " : " (the parser refuses it)",
+		       p.type ? mre_wire_type_name(p.type) : "", k ? " (alt src)" : "");
+	pace(rp.t0);
+	if (send_dgram(rp.fd[k], b, len, to, tlen, ce))
+		return;
+	if (!p.type)
+		rp.refused++;
+	if (p.type == MRE_T_CONNECT && rp.proven[k])
+		rp.after_proof++;
+	rp_drain(rp.fd[k], 0);
+}
+
+static int rp_format(const char *path)
+{
+	char buf[4096], *c, *e;
+
+	if (opt.format) {
+		for (int f = 0; f < 3; f++)
+			if (!strcmp(opt.format, rf_name[f]))
+				return f;
+		fprintf(stderr, "craft: --format wire|demux|conn\n");
+		exit(2);
+	}
+	/* the nearest folder named wire, demux or conn */
+	snprintf(buf, sizeof(buf), "%s", path);
+	while ((c = strrchr(buf, '/'))) {
+		*c = 0;
+		e = strrchr(buf, '/');
+		e = e ? e + 1 : buf;
+		for (int f = 0; f < 3; f++)
+			if (!strcmp(e, rf_name[f]))
+				return f;
+	}
+	return RF_WIRE;
+}
+
+static void rp_file(const char *path)
+{
+	static u8 data[RP_FILE_MAX], pkt[65536];
+	int fmt = rp_format(path);
+	size_t size = 0, off = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0) {
+		fprintf(stderr, "craft: %s: %s\n", path, strerror(errno));
+		rp.skip_read++;
+		return;
+	}
+	while (size < sizeof(data) && (n = read(fd, data + size, sizeof(data) - size)) > 0)
+		size += (size_t)n;
+	close(fd);
+	rp.files++;
+	if (fmt == RF_WIRE) {
+		if (size > sizeof(pkt)) {
+			rp.skip_long++;
+			return;
+		}
+		memcpy(pkt, data, size);
+		rp.recs[fmt]++;
+		rp_send(fmt, 0, pkt, (u32)size);
+		return;
+	}
+	/* the records, as fuzz_demux and fuzz_conn read them */
+	while (off + 3 <= size) {
+		u8 ctl = data[off];
+		u32 len = (u32)data[off + 1] << 8 | data[off + 2];
+
+		off += 3;
+		if (len > size - off)
+			len = (u32)(size - off);
+		len = MRE_MIN(len, (u32)RP_MAX);
+		memcpy(pkt, data + off, len);
+		off += len;
+		rp.recs[fmt]++;
+		rp_send(fmt, ctl, pkt, len);
+	}
+}
+
+static int name_cmp(const struct dirent **a, const struct dirent **b)
+{
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void rp_path(const char *path, int depth)
+{
+	struct dirent **ents;
+	struct stat st;
+	int n, i;
+
+	if (stat(path, &st)) {
+		fprintf(stderr, "craft: %s: %s\n", path, strerror(errno));
+		rp.skip_read++;
+		return;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		rp_file(path);
+		return;
+	}
+	if (depth > 8 || (n = scandir(path, &ents, NULL, name_cmp)) < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		char sub[4096];
+
+		if (ents[i]->d_name[0] != '.') {
+			snprintf(sub, sizeof(sub), "%s/%s", path, ents[i]->d_name);
+			rp_path(sub, depth + 1);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static void mode_replay(void)
+{
+	double t0 = now_s();
+	unsigned long pass, skipped;
+	int i;
+
+	if (!opt.ncorpus) {
+		fprintf(stderr, "craft: replay needs --corpus PATH or paths after the mode\n");
+		exit(2);
+	}
+	rp.fd[0] = sock;
+	for (i = 0; i < opt.nalt; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl;
+
+		if (opt.alt[i].family != victim.family) {
+			fprintf(stderr, "craft: --alt-src of another family than --dst\n");
+			exit(2);
+		}
+		rp.fd[1 + i] = socket(victim.family == MRE_AF_INET ? AF_INET : AF_INET6,
+				      SOCK_DGRAM, 0);
+		sa_of(&opt.alt[i], opt.sport, &ss, &sl);
+		if (rp.fd[1 + i] < 0 || bind(rp.fd[1 + i], (struct sockaddr *)&ss, sl)) {
+			perror("craft: --alt-src bind");
+			exit(2);
+		}
+	}
+	if (opt.have_bcast) {
+		int one = 1;
+
+		if (opt.bcast.family != victim.family) {
+			fprintf(stderr, "craft: --bcast of another family than --dst\n");
+			exit(2);
+		}
+
+		for (i = 0; i <= opt.nalt; i++)
+			setsockopt(rp.fd[i], SOL_SOCKET, SO_BROADCAST, &one, sizeof(one));
+	}
+	if (!opt.count)
+		opt.count = 1;
+	rp.t0 = t0;
+	for (pass = 0; pass < opt.count; pass++)
+		for (i = 0; i < opt.ncorpus; i++)
+			rp_path(opt.corpus[i], 0);
+	skipped = rp.skip_self + rp.skip_v6 + rp.skip_group + rp.skip_bcast + rp.skip_long;
+	printf("craft replay: sent %lu datagrams from %lu files, skipped %lu (%lu bytes in %.2f s; records wire %lu demux %lu conn %lu; the engine's parser refuses %lu; live id put %lu%s, cookie put %lu (fresh %lu, RETRYs seen %lu), CONNECTs after a proven one %lu; broadcast %lu, CE %lu, from --alt-src %lu; skipped: sender self %lu, IPv6 %lu, group %lu, broadcast %lu, too long %lu, unreadable %lu), %lu send errors\n",
+	       n_sent, rp.files, skipped, n_bytes, now_s() - t0, rp.recs[RF_WIRE],
+	       rp.recs[RF_DEMUX], rp.recs[RF_CONN], rp.refused, rp.cid_put,
+	       rp.no_cid ? " (no --peers: some left as they were)" : "", rp.cookie_put,
+	       rp.cookie_fresh, rp.retries, rp.after_proof, rp.bcast, rp.ce, rp.alt,
+	       rp.skip_self, rp.skip_v6, rp.skip_group, rp.skip_bcast, rp.skip_long,
+	       rp.skip_read, n_err);
 }
 
 /* --- main ------------------------------------------------------------------------ */
@@ -740,7 +1109,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: mroce-craft --dst ADDR [options] MODE\n"
-"modes: connect-flood forged-connect read-far send-rsn foreign garbage\n"
+"       mroce-craft --dst ADDR [options] replay [PATH...]\n"
+"modes: connect-flood forged-connect read-far send-rsn foreign garbage replay\n"
 "  --dst ADDR          victim (IPv4 or IPv6)\n"
 "  --port N            victim's MetaRoCE UDP port (default %u, module param udp_port)\n"
 "  --src ADDR          send from this address (the attacker's own)\n"
@@ -772,6 +1142,16 @@ static void usage(FILE *f)
 "  --cookie            after each CONNECT wait --wait-ms (200) for a reply;\n"
 "                      echo a cookie it carries (RETRY) in a second CONNECT\n"
 "  --listen-ms N       after sending, count replies for N ms\n"
+"  --secs S            garbage: send for S seconds (with --count: whichever\n"
+"                      ends first)\n"
+"  --corpus PATH       replay: a corpus file or folder (repeatable; or PATHs\n"
+"                      after the mode); --count N: passes over them (1)\n"
+"  --format F          replay: wire | demux | conn for every file (default:\n"
+"                      by the nearest folder so named, else wire)\n"
+"  --alt-src ADDR      replay: fuzz_demux senders 2-6 from these addresses\n"
+"                      in turn (repeatable, 16 at most; default --src)\n"
+"  --bcast ADDR        replay: where fuzz_demux's broadcast records go\n"
+"                      (skipped without it)\n"
 "  -v                  a line per packet\n", MRE_DEFAULT_UDP_PORT);
 }
 
@@ -802,7 +1182,8 @@ int main(int argc, char **argv)
 	enum { OPT_DST = 256, OPT_PORT, OPT_SRC, OPT_SPORT, OPT_COUNT, OPT_RATE, OPT_SEED,
 	       OPT_CID, OPT_SCID, OPT_PEERS, OPT_PEER, OPT_TSN, OPT_AHEAD, OPT_PATH, OPT_PSN,
 	       OPT_DSTR, OPT_SSTR, OPT_RDSN, OPT_RSN, OPT_NODE, OPT_CLAIM, OPT_COOKIE, OPT_WAIT,
-	       OPT_LISTEN, OPT_STEP, OPT_NETNS, OPT_MSN };
+	       OPT_LISTEN, OPT_STEP, OPT_NETNS, OPT_MSN, OPT_SECS, OPT_CORPUS, OPT_FORMAT,
+	       OPT_ALT, OPT_BCAST };
 	static const struct option lo[] = {
 		{ "dst", 1, 0, OPT_DST }, { "port", 1, 0, OPT_PORT },
 		{ "src", 1, 0, OPT_SRC }, { "sport", 1, 0, OPT_SPORT },
@@ -818,6 +1199,9 @@ int main(int argc, char **argv)
 		{ "cookie", 0, 0, OPT_COOKIE }, { "wait-ms", 1, 0, OPT_WAIT },
 		{ "listen-ms", 1, 0, OPT_LISTEN }, { "tsn-step", 1, 0, OPT_STEP },
 		{ "netns", 1, 0, OPT_NETNS }, { "help", 0, 0, 'h' },
+		{ "secs", 1, 0, OPT_SECS }, { "corpus", 1, 0, OPT_CORPUS },
+		{ "format", 1, 0, OPT_FORMAT }, { "alt-src", 1, 0, OPT_ALT },
+		{ "bcast", 1, 0, OPT_BCAST },
 		{ 0, 0, 0, 0 },
 	};
 	struct mre_addr src;
@@ -854,16 +1238,41 @@ int main(int argc, char **argv)
 		case OPT_LISTEN: opt.listen_ms = (int)num(optarg); break;
 		case OPT_STEP: opt.tsn_step = (uint32_t)num(optarg); break;
 		case OPT_NETNS: opt.netns = optarg; break;
+		case OPT_SECS: opt.secs = atof(optarg); break;
+		case OPT_CORPUS:
+			if (opt.ncorpus == (int)(sizeof(opt.corpus) / sizeof(opt.corpus[0]))) {
+				fprintf(stderr, "craft: too many --corpus\n");
+				return 2;
+			}
+			opt.corpus[opt.ncorpus++] = optarg;
+			break;
+		case OPT_FORMAT: opt.format = optarg; break;
+		case OPT_ALT:
+			if (opt.nalt == 16) {
+				fprintf(stderr, "craft: more than 16 --alt-src\n");
+				return 2;
+			}
+			addr_opt(optarg, &opt.alt[opt.nalt++]);
+			break;
+		case OPT_BCAST: addr_opt(optarg, &opt.bcast); opt.have_bcast = 1; break;
 		case 'v': opt.verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc - 1 || !dst) {
+	if (optind >= argc || !dst ||
+	    (optind != argc - 1 && strcmp(argv[optind], "replay"))) {
 		usage(stderr);
 		return 2;
 	}
 	opt.mode = argv[optind];
+	for (o = optind + 1; o < argc; o++) {	/* replay's paths */
+		if (opt.ncorpus == (int)(sizeof(opt.corpus) / sizeof(opt.corpus[0]))) {
+			fprintf(stderr, "craft: too many corpus paths\n");
+			return 2;
+		}
+		opt.corpus[opt.ncorpus++] = argv[o];
+	}
 	opt.have_streams = have_dstr && have_sstr;
 	addr_opt(dst, &victim);
 	sa_of(&victim, opt.port, &opt.dst, &opt.dlen);
@@ -942,6 +1351,8 @@ int main(int argc, char **argv)
 		mode_foreign();
 	else if (!strcmp(opt.mode, "garbage"))
 		mode_garbage();
+	else if (!strcmp(opt.mode, "replay"))
+		mode_replay();
 	else {
 		fprintf(stderr, "craft: unknown mode '%s'\n", opt.mode);
 		usage(stderr);
