@@ -259,15 +259,12 @@ static void planes_unprove(struct mre_conn *c)
 
 void mre_conn_planes_forget(struct mre_conn *c)
 {
-	bool had = c->peer_nplanes || c->planes_proven;
+	bool had = c->peer_nplanes && !c->planes_proven;
 
 	c->peer_nplanes = 0;
 	mre_memset(c->peer_planes, 0, sizeof(c->peer_planes));
-	c->planes_proven = 0;
-	c->plane_tries = 0;
-	c->plane_at = 0;
-	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
-	if (had)
+	planes_unprove(c);
+	if (had)		/* (planes_unprove() told it if any was proven) */
 		planes_changed(c);
 }
 
