@@ -69,7 +69,7 @@ provider:
 tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
 	$(O)/tests/mroce-cq-check $(O)/tests/mroce-craft $(O)/tests/mroce-linebuf.so \
 	$(O)/tests/mroce-udp-ceiling $(O)/tests/mroce-badframe $(O)/tests/mroce-asuser \
-	$(O)/tests/mroce-race
+	$(O)/tests/mroce-race $(O)/tests/mroce-peers
 
 $(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c tests/vm/tap.h provider/pabi34.h
 	@mkdir -p $(dir $@)
@@ -86,6 +86,10 @@ $(O)/tests/mroce-wr-check: tests/vm/wr-check.c tests/vm/tap.h
 $(O)/tests/mroce-race: tests/vm/race.c tests/vm/tap.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -pthread -o $@ $< -libverbs
+
+$(O)/tests/mroce-peers: tests/vm/peers.c tests/vm/tap.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 
 $(O)/tests/mroce-asuser: tests/vm/asuser.c
 	@mkdir -p $(dir $@)

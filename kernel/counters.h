@@ -29,6 +29,8 @@ enum mroce_counter {
 	MROCE_CNT_LINK_DOWNED,	/* port went from ACTIVE to DOWN */
 	MROCE_CNT_NET_NO_DEVICE,	/* namespace-wide: datagrams for no device */
 	MROCE_CNT_PEERS_LIMITED,	/* no new peer: max_peers in use */
+	MROCE_CNT_PEERS_MEM_LIMITED,	/* no new peer: max_peer_mb in use */
+	MROCE_CNT_PEERS_USER_LIMITED,	/* no new peer: its user's quota in use */
 	MROCE_CNT_PEERS_RECLAIMED,	/* peers freed: unused by any QP, idle */
 	MROCE_CNT_WQ_BAD_INDEX,	/* a ring's producer index went back or too far ahead */
 	MROCE_CNT_RQ_BAD_RSN,	/* a peer completed a receive out of order */

@@ -99,14 +99,40 @@ void mroce_engine_config(struct mre_config *cfg)
 
 /*
  * Peers: each costs its connection's memory (about 70 KB at window=10,
- * more with a larger window), made for a QP or for a CONNECT whose cookie
- * proved its address. One no QP uses goes after peer_idle_s; when
- * max_peers are in use, the unused ones go at once and, if none is, the
- * next is refused (peers_limited).
+ * 3.7 MB at 16), made for a QP or for a CONNECT whose cookie proved its
+ * address. One no QP uses goes after peer_idle_s; when the room is full,
+ * the unused ones go at once and, if none is, the next is refused
+ * (peertab.c, room()).
+ *
+ * The room of a device is max_peers peers and max_peer_mb of them
+ * (counted as the allocators round a peer's two allocations: a count
+ * alone lets window=16 turn 1024 peers into 4 GB). A peer is shared by
+ * every QP to its node, so it is charged where it is made: its memory to
+ * the memory cgroup of the task whose RTR made it (GFP_KERNEL_ACCOUNT),
+ * and the peer to that task's real uid, until the peer is freed; a peer a
+ * CONNECT or a kernel QP made is charged to the first user whose QP uses
+ * it (else a remote accomplice's CONNECTs would make peers for no one). A
+ * user may have max_peers_per_user charged, and never more than half of
+ * what QPs may make, so one user cannot hold every slot (issue 29: 1024
+ * QPs to distinct nodes refused every other user a new node). Per uid,
+ * not per ucontext: a process opens as many contexts as it likes, and a
+ * uid is what the kernel's own per-user limits count. Kernel ULPs' QPs
+ * (no uobject; set up by the administrator) charge no one. QPs may make
+ * peers in all but an eighth of the room: that is left to CONNECTs from
+ * new nodes (made in a work item: no task to charge, the memory is the
+ * module's), so local users cannot refuse every remote node; a remote
+ * node's peer that no QP uses goes at once when room is needed, so
+ * CONNECTs cannot refuse local users either.
  */
 static uint max_peers = 1024;
 module_param(max_peers, uint, 0444);
 MODULE_PARM_DESC(max_peers, "most peers (remote nodes) a device keeps, 1.. (default 1024)");
+static uint max_peer_mb = 256;
+module_param(max_peer_mb, uint, 0444);
+MODULE_PARM_DESC(max_peer_mb, "most memory a device's peers take, MiB (default 256; 0: no limit but max_peers)");
+static uint max_peers_per_user = 256;
+module_param(max_peers_per_user, uint, 0444);
+MODULE_PARM_DESC(max_peers_per_user, "most peers of a device charged to one user (made by its QPs), never more than half of what QPs may make (default 256; 0: no limit per user)");
 static uint peer_idle_s = 60;
 module_param(peer_idle_s, uint, 0444);
 MODULE_PARM_DESC(peer_idle_s, "a peer no QP has used for this long is freed, seconds (default 60; 0: only when max_peers are in use)");
@@ -114,6 +140,16 @@ MODULE_PARM_DESC(peer_idle_s, "a peer no QP has used for this long is freed, sec
 u32 mroce_param_max_peers(void)
 {
 	return max(max_peers, 1u);
+}
+
+u32 mroce_param_max_peer_mb(void)
+{
+	return max_peer_mb;
+}
+
+u32 mroce_param_max_peers_per_user(void)
+{
+	return max_peers_per_user;
 }
 
 u32 mroce_param_peer_idle_s(void)

@@ -14,8 +14,10 @@ struct mre_config;
 u16 mroce_param_udp_port(void);
 /* the engine configuration the parameters describe (for a new device) */
 void mroce_engine_config(struct mre_config *cfg);
-/* max_peers, peer_idle_s (peertab.c) */
+/* max_peers, max_peer_mb, max_peers_per_user, peer_idle_s (peertab.c) */
 u32 mroce_param_max_peers(void);
+u32 mroce_param_max_peer_mb(void);
+u32 mroce_param_max_peers_per_user(void);
 u32 mroce_param_peer_idle_s(void);
 /* fill_mtu: RC packets as large as the netdev MTU allows */
 bool mroce_param_fill_mtu(void);

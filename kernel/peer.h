@@ -26,8 +26,10 @@
  *
  * Lifetime: a peer is created by the first QP that goes to RTR towards its
  * address, or by a CONNECT from an unknown node (in a work item: it
- * allocates), and lives until its device goes away. Lookups on the receive
- * path run under RCU; QPs hold a reference.
+ * allocates), within the limits of peertab.c (max_peers, max_peer_mb,
+ * max_peers_per_user), and lives until it is reclaimed (no QP has used it
+ * for peer_idle_s, or room is needed) or its device goes away. Lookups on
+ * the receive path run under RCU; QPs hold a reference.
  */
 #ifndef MROCE_PEER_H
 #define MROCE_PEER_H
@@ -37,6 +39,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <net/dst_cache.h>
 
 #include "engine.h"
@@ -75,6 +78,7 @@ struct mroce_peer {
 	struct rhash_head addr_node;	/* mdev->peers_by_addr */
 	struct list_head node;		/* mdev->peer_list; RCU */
 	unsigned long used_at;		/* jiffies: a QP last came or went */
+	kuid_t owner;			/* peers_lock: user charged; or INVALID_UID */
 	refcount_t refs;		/* the table's + one per QP and holder */
 	struct mroce_peer *exit_next;	/* mroce_peers_exit()'s list */
 };
@@ -97,12 +101,14 @@ void mroce_peers_exit(struct mroce_dev *mdev);
 
 /*
  * The peer at @daddr, seen from @saddr, for a QP: found or created (its
- * memory charged to the caller's cgroup), referenced. -ENOMEM: no memory,
- * or max_peers peers are in use (peers_limited).
+ * memory charged to the caller's cgroup), referenced. @user: a user's QP
+ * (not a kernel ULP's), whose caller's uid is charged with a peer it
+ * makes or is the first user to use. -ENOMEM: no memory, or a limit is
+ * in the way (peers_limited, peers_mem_limited, peers_user_limited).
  */
 struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 				  const struct sockaddr *daddr,
-				  const struct sockaddr *saddr);
+				  const struct sockaddr *saddr, bool user);
 /* a QP lets go of its peer (the peer may be idle from now) */
 void mroce_peer_put(struct mroce_peer *peer);
 /* the same for a CONNECT whose cookie proved @daddr (the connect work) */

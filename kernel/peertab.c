@@ -3,8 +3,8 @@
  * The peer table (see peer.h): a peer's lock and timer, a device's peers
  * by address (an rhashtable
  * keyed by the engine's form of it, conn.addr) and by our connection id
- * (an xarray on its low 32 bits; the whole 64 are compared), the
- * max_peers limit and the reclaim of idle peers, setup and teardown.
+ * (an xarray on its low 32 bits; the whole 64 are compared), the limits
+ * on new peers (room()) and the reclaim of idle peers, setup and teardown.
  *
  * References: the table holds one, each QP using the peer one, and each
  * demux lookup one for as long as it holds the peer (rx.c lets go). A
@@ -17,6 +17,7 @@
  * reference, its timer is cancelled and it is freed. Nothing else ever
  * drops the last reference.
  */
+#include <linux/cred.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -183,7 +184,7 @@ static void peer_free(struct mroce_peer *peer)
 static struct mroce_peer *peer_new(struct mroce_dev *mdev,
 				   const struct sockaddr_storage *daddr,
 				   const struct sockaddr_storage *saddr,
-				   gfp_t gfp)
+				   kuid_t owner, gfp_t gfp)
 {
 	struct mroce_peer *peer;
 	struct mre_addr addr;
@@ -203,6 +204,7 @@ static struct mroce_peer *peer_new(struct mroce_dev *mdev,
 	peer->mdev = mdev;
 	peer->daddr = *daddr;
 	peer->saddr = *saddr;
+	peer->owner = owner;
 	peer->used_at = jiffies;
 	spin_lock_init(&peer->lock);
 	refcount_set(&peer->refs, 1);
@@ -253,9 +255,11 @@ static void unpublish(struct mroce_dev *mdev, struct mroce_peer *peer)
  * Take peers out of the table and free them, after a grace period; may
  * sleep. @all (device teardown): every one. Else those no QP or lookup
  * holds (the table's reference the only one left), unused for @idle
- * jiffies at least. Returns how many went.
+ * jiffies at least, and charged to @owner if that is a valid uid.
+ * Returns how many went.
  */
-static u32 take_out(struct mroce_dev *mdev, unsigned long idle, bool all)
+static u32 take_out(struct mroce_dev *mdev, unsigned long idle, bool all,
+		    kuid_t owner)
 {
 	struct mroce_peer *peer, *n, *gone = NULL;
 	u32 count = 0;
@@ -263,7 +267,8 @@ static u32 take_out(struct mroce_dev *mdev, unsigned long idle, bool all)
 	spin_lock_bh(&mdev->peers_lock);
 	list_for_each_entry_safe(peer, n, &mdev->peer_list, node) {
 		if (!all &&
-		    (time_before(jiffies, READ_ONCE(peer->used_at) + idle) ||
+		    ((uid_valid(owner) && !uid_eq(peer->owner, owner)) ||
+		     time_before(jiffies, READ_ONCE(peer->used_at) + idle) ||
 		     !refcount_dec_if_one(&peer->refs)))
 			continue;
 		unpublish(mdev, peer);
@@ -283,9 +288,9 @@ static u32 take_out(struct mroce_dev *mdev, unsigned long idle, bool all)
 	return count;
 }
 
-static void reclaim(struct mroce_dev *mdev, unsigned long idle)
+static void reclaim(struct mroce_dev *mdev, unsigned long idle, kuid_t owner)
 {
-	atomic64_add(take_out(mdev, idle, false),
+	atomic64_add(take_out(mdev, idle, false, owner),
 		     &mdev->counters[MROCE_CNT_PEERS_RECLAIMED]);
 }
 
@@ -297,29 +302,95 @@ static void reclaim_work(struct work_struct *work)
 
 	if (!idle_s)
 		return;
-	reclaim(mdev, idle_s * HZ);
+	reclaim(mdev, idle_s * HZ, INVALID_UID);
 	schedule_delayed_work(&mdev->reclaim_work, max(idle_s / 2, 1u) * HZ);
 }
 
-/* may one more peer be made? If the table is full, the unused ones go */
-static bool room(struct mroce_dev *mdev)
-{
-	u32 max = mroce_param_max_peers();
+/*
+ * Limits on new peers (param.c says why): the room is the smaller of
+ * max_peers and max_peer_mb's worth, QPs may fill all but an eighth of it
+ * (left to CONNECTs), and a user, charged with each peer its QPs made or
+ * were first to use until it is freed, may have max_peers_per_user, at
+ * most half of what QPs may make (kernel QPs and CONNECTs charge no one).
+ */
+struct maker {
+	bool passive;	/* a CONNECT's: may use the last eighth */
+	kuid_t uid;	/* charged; INVALID_UID: no one */
+};
 
-	if (atomic_read(&mdev->npeers) < max)
-		return true;
-	reclaim(mdev, 0);
-	if (atomic_read(&mdev->npeers) < max)
-		return true;
-	mroce_counter_inc(mdev, MROCE_CNT_PEERS_LIMITED);
-	return false;
+/*
+ * peers_lock: may @mk have one more peer (@new), or a peer's charge?
+ * MROCE_NUM_COUNTERS: yes; else the counter of the limit in the way
+ */
+static enum mroce_counter fits(struct mroce_dev *mdev, const struct maker *mk,
+			       bool new)
+{
+	enum mroce_counter why = MROCE_CNT_PEERS_LIMITED;
+	u32 cap = mroce_param_max_peers(), n = 0;
+	u64 mb = mroce_param_max_peer_mb(), by_mem;
+	struct mroce_peer *peer;
+
+	/* a peer's size, as the allocators round it (kmalloc: powers of 2) */
+	by_mem = div_u64(mb << 20, roundup_pow_of_two(sizeof(*peer)) +
+			 roundup_pow_of_two(mre_conn_mem_size(&mdev->ep.cfg)));
+	if (mb && by_mem < cap) {
+		cap = max_t(u64, by_mem, 1);
+		why = MROCE_CNT_PEERS_MEM_LIMITED;
+	}
+	cap -= mk->passive ? 0 : cap / 8;
+	if (new && atomic_read(&mdev->npeers) >= cap)
+		return why;
+	if (!uid_valid(mk->uid) || !mroce_param_max_peers_per_user())
+		return MROCE_NUM_COUNTERS;
+	list_for_each_entry(peer, &mdev->peer_list, node)
+		n += uid_eq(peer->owner, mk->uid);
+	return n < min(mroce_param_max_peers_per_user(), max(cap / 2, 1u)) ?
+	       MROCE_NUM_COUNTERS : MROCE_CNT_PEERS_USER_LIMITED;
+}
+
+/* may @mk make a peer (@peer NULL) or take @peer's charge? 0 or -ENOMEM */
+static int room(struct mroce_dev *mdev, const struct maker *mk,
+		struct mroce_peer *peer)
+{
+	enum mroce_counter why;
+	int tries;
+
+	for (tries = 0; ; tries++) {	/* if not, unused peers go: twice */
+		spin_lock_bh(&mdev->peers_lock);
+		why = peer && uid_valid(peer->owner) ? MROCE_NUM_COUNTERS :
+		      fits(mdev, mk, !peer);
+		if (peer && why == MROCE_NUM_COUNTERS)
+			peer->owner = mk->uid;	/* a no one's peer: it has it */
+		spin_unlock_bh(&mdev->peers_lock);
+		if (why == MROCE_NUM_COUNTERS)
+			return 0;
+		if (tries == 2)
+			break;
+		reclaim(mdev, 0, why == MROCE_CNT_PEERS_USER_LIMITED ?
+			mk->uid : INVALID_UID);	/* its own, if that is it */
+	}
+	mroce_counter_inc(mdev, why);
+	return -ENOMEM;
+}
+
+/* @peer, found and referenced, for @mk: charged to its user if no one's */
+static struct mroce_peer *found(struct mroce_dev *mdev, const struct maker *mk,
+				struct mroce_peer *peer)
+{
+	int err = uid_valid(mk->uid) ? room(mdev, mk, peer) : 0;
+
+	if (err)
+		mroce_peer_release(peer);
+	return err ? ERR_PTR(err) : peer;
 }
 
 static struct mroce_peer *peer_get(struct mroce_dev *mdev,
 				   const struct sockaddr_storage *d,
-				   const struct sockaddr_storage *s, gfp_t gfp)
+				   const struct sockaddr_storage *s,
+				   const struct maker *mk, gfp_t gfp)
 {
 	struct mroce_peer *peer, *other;
+	enum mroce_counter why;
 	struct mre_addr a;
 	int err;
 
@@ -328,25 +399,31 @@ static struct mroce_peer *peer_get(struct mroce_dev *mdev,
 	peer = live(by_addr(mdev, &a));
 	rcu_read_unlock();
 	if (peer)
-		return peer;
-	if (!room(mdev))
-		return ERR_PTR(-ENOMEM);
-	peer = peer_new(mdev, d, s, gfp);
+		return found(mdev, mk, peer);
+	err = room(mdev, mk, NULL);
+	if (err)
+		return ERR_PTR(err);
+	peer = peer_new(mdev, d, s, mk->uid, gfp);
 	if (IS_ERR(peer))
 		return peer;
 	spin_lock_bh(&mdev->peers_lock);
 	rcu_read_lock();		/* what rhashtable_lookup() asks for */
 	other = live(by_addr(mdev, &a));
 	rcu_read_unlock();
-	err = other ? -EEXIST : publish(mdev, peer);
+	/* the limits again, where they hold: others may have made peers */
+	why = other ? MROCE_NUM_COUNTERS : fits(mdev, mk, true);
+	err = other ? -EEXIST : why != MROCE_NUM_COUNTERS ? -ENOMEM :
+	      publish(mdev, peer);
 	if (!err)
 		refcount_inc(&peer->refs);	/* the table's, and the caller's */
 	spin_unlock_bh(&mdev->peers_lock);
 	if (err) {			/* someone was quicker, or no room */
+		if (why != MROCE_NUM_COUNTERS)
+			mroce_counter_inc(mdev, why);
 		/* never published: nobody can have seen it */
 		xa_release(&mdev->peers_by_cid, cid_index(peer->conn.cid));
 		peer_free(peer);
-		return other ? other : ERR_PTR(err);
+		return other ? found(mdev, mk, other) : ERR_PTR(err);
 	}
 	ibdev_dbg(&mdev->ibdev, "peer %pISc from %pISc: cid %#llx\n", d, s,
 		  peer->conn.cid);
@@ -355,10 +432,11 @@ static struct mroce_peer *peer_get(struct mroce_dev *mdev,
 
 struct mroce_peer *mroce_peer_get(struct mroce_dev *mdev,
 				  const struct sockaddr *daddr,
-				  const struct sockaddr *saddr)
+				  const struct sockaddr *saddr, bool user)
 {
+	struct maker mk = { .uid = user ? current_uid() : INVALID_UID };
 	struct mroce_peer *peer = peer_get(mdev, (const void *)daddr,
-					   (const void *)saddr,
+					   (const void *)saddr, &mk,
 					   GFP_KERNEL_ACCOUNT);
 
 	if (!IS_ERR(peer))
@@ -370,7 +448,9 @@ struct mroce_peer *mroce_peer_accept(struct mroce_dev *mdev,
 				     const struct sockaddr_storage *daddr,
 				     const struct sockaddr_storage *saddr)
 {
-	return peer_get(mdev, daddr, saddr, GFP_KERNEL);
+	struct maker mk = { .passive = true, .uid = INVALID_UID };
+
+	return peer_get(mdev, daddr, saddr, &mk, GFP_KERNEL);
 }
 
 void mroce_peer_put(struct mroce_peer *peer)
@@ -513,7 +593,7 @@ void mroce_peers_exit(struct mroce_dev *mdev)
 {
 	cancel_delayed_work_sync(&mdev->reclaim_work);
 	synchronize_rcu();		/* receivers that found the device */
-	take_out(mdev, 0, true);
+	take_out(mdev, 0, true, INVALID_UID);
 	rhashtable_destroy(&mdev->peers_by_addr);
 	xa_destroy(&mdev->peers_by_cid);
 }

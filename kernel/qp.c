@@ -444,8 +444,10 @@ static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)
 
 	if (!mroce_qp_is_conn(qp))
 		return 0;
+	/* a user's QP (not a kernel ULP's): its caller's uid is charged */
 	peer = mroce_peer_get(mroce_qp_dev(qp), (struct sockaddr *)&qp->av.daddr,
-			      (struct sockaddr *)&qp->av.saddr);
+			      (struct sockaddr *)&qp->av.saddr,
+			      !!qp->ibqp.uobject);
 	if (IS_ERR(peer))
 		return PTR_ERR(peer);
 	mroce_peer_lock(peer, b);

@@ -77,6 +77,9 @@ step guest-fuzz needs=module,provider,rig-image \
 # peers with max_peers=4 (tests/vm/race.sh)
 step guest-race needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 300 -n ci-race tests/vm/race.sh
+# limits on new peers (issue 29): per user, the CONNECTs' eighth, max_peer_mb
+step guest-peers needs=module,provider,rig-image \
+  scripts/vm/run-guest.sh -P -t 600 -n ci-peers tests/vm/peers.sh
 step guest-trace needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
 step guest-frwr needs=module,provider,rig-image \

@@ -19,7 +19,6 @@
  * under the wrong lock into a report).
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -103,52 +102,18 @@ static void *bell_thread(void *arg)
 	return NULL;
 }
 
-static int to_gid(const char *s, union ibv_gid *g)
-{
-	struct in_addr a4;
-
-	memset(g, 0, sizeof(*g));
-	if (inet_pton(AF_INET, s, &a4) == 1) {
-		g->raw[10] = 0xff;
-		g->raw[11] = 0xff;
-		memcpy(&g->raw[12], &a4, 4);
-		return 0;
-	}
-	return inet_pton(AF_INET6, s, g->raw) == 1 ? 0 : -1;
-}
-
 /* RESET, INIT, RTR to @dgid, RTS: 0, or the errno of the step that failed */
 static int cycle(struct rig *r, const union ibv_gid *dgid, int *step)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RESET };
+	int e;
 
 	*step = 0;
 	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE))
 		return errno;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE;
-	*step = 1;
-	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return errno;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = 0x42;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.grh.dgid = *dgid;
-	a.ah_attr.grh.sgid_index = r->gidx;
-	a.ah_attr.grh.hop_limit = 1;
-	a.ah_attr.port_num = 1;
-	*step = 2;
-	if (ibv_modify_qp(r->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return errno;
+	e = tap_rc_rtr(r->qp, r->gidx, dgid, step);
+	if (e)
+		return e;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
@@ -181,7 +146,7 @@ static int race_doorbell(const char *dev, int gidx, double secs,
 	if (!gids)
 		die("calloc");
 	for (i = 0; i < naddrs; i++)
-		if (to_gid(addrs[i], &gids[i]))
+		if (tap_gid(addrs[i], &gids[i]))
 			die(addrs[i]);
 	r.ctx = open_named(dev);
 	r.pd = ibv_alloc_pd(r.ctx);

@@ -7,7 +7,9 @@
 #             (empty POST_SEND) while another cycles the QP RESET -> INIT
 #             -> RTR -> RTS, each RTR to the next of 8 node addresses, with
 #             max_peers=4 so that the peer the QP left is reclaimed and
-#             freed at once. The doorbell must take the peer with a
+#             freed at once (one user may hold 2 of them: an RTR that
+#             finds both still held is refused with ENOMEM, counted by
+#             the tool and allowed). The doorbell must take the peer with a
 #             reference under the QP's lock and kick the stream only under
 #             the lock of the peer it belongs to.
 #
