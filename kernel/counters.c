@@ -13,6 +13,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_RX_PACKETS].name		= "rx_packets",
 	[MROCE_CNT_RX_DROP_NOMEM].name		= "rx_drop_nomem",
 	[MROCE_CNT_RX_DROP_CONNECT_Q].name	= "rx_drop_connect_q",
+	[MROCE_CNT_RX_DROP_SRC_OURS].name	= "rx_drop_src_ours",
 	[MROCE_CNT_UD_DROP_DST].name		= "ud_drop_dst",
 	[MROCE_CNT_UD_DROP_NO_QP].name		= "ud_drop_no_qp",
 	[MROCE_CNT_UD_DROP_QKEY].name		= "ud_drop_qkey",

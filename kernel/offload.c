@@ -21,10 +21,14 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/inetdevice.h>
 #include <linux/skbuff.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
 
 #include "net.h"
 #include "offload.h"
+#include "plane.h"
 #include "rx.h"
 #include "mroce.h"
 
@@ -207,6 +211,33 @@ const char *mroce_ofl_name(const struct mroce_dev *mdev)
 	return mdev->ofl.ofl ? mdev->ofl.ofl->name : "software";
 }
 
+/*
+ * An offload hands frames up before ip_rcv(), so none of the stack's
+ * source checks ran. A frame that claims an address of one of the
+ * device's own planes as its source came from elsewhere (the device
+ * talking to itself goes by lo, never through an offload), and an answer
+ * would go to ourselves: refused (rx_drop_src_ours). The engine refuses
+ * addresses no node has (drop_src). RCU held.
+ */
+static bool src_is_ours(struct mroce_dev *mdev, const struct sk_buff *skb)
+{
+	struct net_device *owner = NULL;
+	u32 n = mroce_planes(mdev), k;
+
+	if (ip_hdr(skb)->version == 4)
+		owner = __ip_dev_find(mdev->net, ip_hdr(skb)->saddr, false);
+	for (k = 0; k < n; k++) {
+		struct net_device *ndev = mroce_plane_ndev(mdev, k);
+
+		if (!ndev)
+			continue;
+		if (ip_hdr(skb)->version == 4 ? ndev == owner :
+		    ipv6_chk_addr(mdev->net, &ipv6_hdr(skb)->saddr, ndev, 1))
+			return true;
+	}
+	return false;
+}
+
 /**
  * mroce_ofl_rx - a MetaRoCE packet from an offload at level PACKETS
  * @port: the port attach() was given
@@ -218,7 +249,12 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb)
 	if (likely(READ_ONCE(port->live))) {
 		mroce_counter_inc(port->mdev, MROCE_CNT_RX_PACKETS);
 		mroce_counter_inc(port->mdev, MROCE_CNT_RX_OFFLOAD);
-		mroce_rx(port->mdev, skb);
+		if (unlikely(src_is_ours(port->mdev, skb))) {
+			mroce_counter_inc(port->mdev, MROCE_CNT_RX_DROP_SRC_OURS);
+			kfree_skb(skb);
+		} else {
+			mroce_rx(port->mdev, skb);
+		}
 	} else {
 		kfree_skb(skb);
 	}

@@ -5,7 +5,7 @@
  * header; the UDP header and its checksum are ours), for the software
  * NIC's receive checks (tests/vm/offload.sh). Built by `make tools`.
  *
- *	mroce-badframe -s SRC -d DST [-p PORT] [-n COUNT] [-l LEN] KIND
+ *	mroce-badframe [-H] -s SRC -d DST [-p PORT] [-n COUNT] [-l LEN] KIND
  *
  * KIND:
  *   csum        a UDP checksum that is wrong (never 0, which means "none")
@@ -14,8 +14,10 @@
  *   good        a right header and checksum around LEN zero bytes (a
  *               MetaRoCE packet the engine will refuse): the control case
  *
- * Prints "badframe KIND: sent N" and exits 0, 1 on a send error, 2 on a
- * usage error. Needs CAP_NET_RAW.
+ * -H writes the IP header too (IP_HDRINCL), so that SRC may be any
+ * address, one the sender does not have (tests/vm/hostile.sh sends from
+ * the victim's own). Prints "badframe KIND: sent N" and exits 0, 1 on a
+ * send error, 2 on a usage error. Needs CAP_NET_RAW.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -62,7 +64,7 @@ static uint16_t udp_csum(struct in_addr src, struct in_addr dst,
 
 static void usage(FILE *f)
 {
-	fputs("mroce-badframe -s SRC -d DST [-p PORT] [-n COUNT] [-l LEN] KIND\n"
+	fputs("mroce-badframe [-H] -s SRC -d DST [-p PORT] [-n COUNT] [-l LEN] KIND\n"
 	      "KIND: csum, ulen-long, ulen-short or good\n", f);
 }
 
@@ -72,12 +74,16 @@ int main(int argc, char **argv)
 	struct sockaddr_in dst = { .sin_family = AF_INET };
 	unsigned long count = 10, n, len = 64, port = 4796;
 	const char *kind;
-	uint8_t buf[2048];
+	uint8_t frame[20 + 2048], *buf = frame + 20;
 	struct udp *u = (struct udp *)buf;
-	int c, s, have_src = 0, have_dst = 0;
+	int c, s, have_src = 0, have_dst = 0, hdrincl = 0, one = 1;
+	size_t ulen;
 
-	while ((c = getopt(argc, argv, "s:d:p:n:l:h")) != -1) {
+	while ((c = getopt(argc, argv, "Hs:d:p:n:l:h")) != -1) {
 		switch (c) {
+		case 'H':
+			hdrincl = 1;
+			break;
 		case 's':
 			have_src = inet_pton(AF_INET, optarg, &src.sin_addr) == 1;
 			break;
@@ -102,7 +108,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1 || !have_src || !have_dst || !port || port > 65535 ||
-	    len > sizeof(buf) - sizeof(*u)) {
+	    len > sizeof(frame) - 20 - sizeof(*u)) {
 		usage(stderr);
 		return 2;
 	}
@@ -113,7 +119,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	memset(buf, 0, sizeof(buf));
+	memset(frame, 0, sizeof(frame));
 	u->sport = htons(40000);
 	u->dport = htons((uint16_t)port);
 	u->len = htons((uint16_t)(sizeof(*u) + len));
@@ -128,14 +134,25 @@ int main(int argc, char **argv)
 		u->len = htons(4);
 	}
 
+	ulen = sizeof(*u) + len;
+	if (hdrincl) {
+		/* the kernel fills in the length, the id and the checksum */
+		frame[0] = 0x45;
+		frame[8] = 64;
+		frame[9] = IPPROTO_UDP;
+		memcpy(frame + 12, &src.sin_addr, 4);
+		memcpy(frame + 16, &dst.sin_addr, 4);
+	}
 	s = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
-	if (s < 0 || bind(s, (struct sockaddr *)&src, sizeof(src))) {
+	if (s < 0 || (hdrincl ? setsockopt(s, IPPROTO_IP, IP_HDRINCL, &one,
+					   sizeof(one)) :
+		      bind(s, (struct sockaddr *)&src, sizeof(src)))) {
 		perror("badframe: raw socket");
 		return 2;
 	}
 	for (n = 0; n < count; n++) {
-		if (sendto(s, buf, sizeof(*u) + len, 0, (struct sockaddr *)&dst,
-			   sizeof(dst)) < 0) {
+		if (sendto(s, hdrincl ? frame : buf, ulen + (hdrincl ? 20 : 0),
+			   0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
 			fprintf(stderr, "badframe: sendto: %s\n", strerror(errno));
 			return 1;
 		}

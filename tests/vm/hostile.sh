@@ -56,6 +56,9 @@
 # successfully out of order. Then its malformed READ_REQ naming the
 # peer's next message (mroce-wr-check --idle-read): the victim's QP fails
 # and flushes, the peer completes nothing, no CPU stalls, the log is clean.
+# Last, frames from the victim's own address, spoofed by the attacker: the
+# stack drops them (software datapath), or mroce does (rx_drop_src_ours,
+# on the software NIC, whose upcall comes before the stack's checks).
 #   - many: never more than max_peers (4) peers; peers reclaimed to make
 #     room (peers_reclaimed); 4 s later only the real peer is left, its
 #     connection (which a QP uses) kept;
@@ -390,6 +393,33 @@ peer_read() {
 		awk -v x="$x" -v l="$STALL_S" 'BEGIN {exit !(x < l)}'
 }
 t_ok "malicious peer: a far READ naming the peer's next message fails the victim's QP alone, no lockup" peer_read
+
+# Frames that claim the victim's own address as their source, sent by the
+# attacker (IP header its own: mroce-badframe -H). The stack drops them as
+# martians before the software datapath; an offload (the software NIC)
+# hands frames up before that check, and mroce refuses them there
+# (rx_drop_src_ours, issue 29): either way the engine never sees one.
+own_src() {
+	local out=$PAIR_LOG/own-src r0 s0 v0 v1 ref x
+	fresh_devices || return 1
+	r0=$(ctr "$S_DEV" rx_packets) s0=$(ctr "$S_DEV" rx_drop_src_ours)
+	v0=$(ip -n nsB -s link show "$S_IF" | awk '/RX:/ {getline; print $2; exit}')
+	refused_now "$S_DEV" > "$out.ref0"
+	ip netns exec nsX mroce-badframe -H -s "$S_IP" -d "$S_IP" -n 20 good || return 1
+	sleep 1
+	refused_now "$S_DEV" > "$out.ref1"
+	v1=$(ip -n nsB -s link show "$S_IF" | awk '/RX:/ {getline; print $2; exit}')
+	ref=$(refused_diff "$out.ref0" "$out.ref1")
+	x="$S_IF rx +$((v1 - v0)), $S_DEV rx_packets +$(($(ctr "$S_DEV" rx_packets) - r0)), refused:${ref#* }"
+	echo "# own-src ($DP): $x"
+	[ $((v1 - v0)) -ge 20 ] || { echo "the frames did not reach $S_IF"; return 1; }
+	if [ "$DP" = swnic ]; then
+		[ "$ref" = "20 rx_drop_src_ours=+20" ]
+	else
+		[ "$(ctr "$S_DEV" rx_packets)" = "$r0" ] && [ "${ref%% *}" = 0 ]
+	fi
+}
+t_ok "frames from the victim's own address (spoofed by the attacker) never reach the engine" own_src
 topo_netns_del
 ip netns del nsX
 t_done
