@@ -4,6 +4,9 @@
 #
 #   make              module + provider + guest tools + host tests/simulator
 #   make module       kernel modules mroce.ko and mroce_swnic.ko (Kbuild, against $(KDIR))
+#   make module-debug the modules and tests/kmod against the debug guest kernel
+#                     (scripts/vm/build-debug-kernel.sh) in build/debug-kmod/,
+#                     for scripts/vm/run-guest.sh -D
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
 #   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-badframe, mroce-linebuf.so)
 #   make unit         engine unit tests (host)      make check: all host tests
@@ -32,6 +35,13 @@
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh)
 KDIR ?= /usr/src/linux-headers-$(KVER)
 O := $(CURDIR)/build
+
+# the debug guest kernel's build tree (scripts/vm/build-debug-kernel.sh) and
+# the folder module-debug builds a copy of the module's sources in (Kbuild of
+# 6.1 builds an external module in its source folder; the copy keeps the
+# normal build's mroce.ko apart)
+DEBUG_KDIR ?= $(CURDIR)/scripts/vm/build/debug/obj
+DEBUG_KMOD ?= $(O)/debug-kmod
 
 # install locations
 DESTDIR ?=
@@ -62,6 +72,20 @@ module:
 	@test -d $(KDIR) || { echo "no kernel headers at $(KDIR): run scripts/setup.sh" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
+
+# copies only changed files (so Kbuild rebuilds only what changed) and
+# removes files gone from the project
+module-debug:
+	@test -f $(DEBUG_KDIR)/Module.symvers || { echo "no debug kernel build at $(DEBUG_KDIR): run scripts/vm/build-debug-kernel.sh" >&2; exit 1; }
+	@mkdir -p $(DEBUG_KMOD)
+	@for f in $(filter-out dkms.conf,$(DKMS_FILES)) $(filter-out %.mod.c,$(wildcard tests/kmod/Kbuild tests/kmod/*.[ch])); do \
+		cmp -s $$f $(DEBUG_KMOD)/$$f || install -D -m 0644 $$f $(DEBUG_KMOD)/$$f || exit 1; \
+	done; \
+	cd $(DEBUG_KMOD) && for f in $$(find kernel swnic include tests -name '*.[ch]' ! -name '*.mod.c'); do \
+		test -e $(CURDIR)/$$f || rm -f $$f; \
+	done
+	$(MAKE) -C $(DEBUG_KDIR) M=$(DEBUG_KMOD) modules
+	$(MAKE) -C $(DEBUG_KDIR) M=$(DEBUG_KMOD)/tests/kmod KBUILD_EXTRA_SYMBOLS=$(DEBUG_KMOD)/Module.symvers modules
 
 provider:
 	$(MAKE) -C provider O=$(O)

@@ -31,7 +31,7 @@ PKGS="gcc make pkg-config clang libclang-rt-14-dev linux-headers-$KVER
   qemu-system-x86 cpio kmod zstd xz-utils binutils
   libibverbs-dev librdmacm-dev ibverbs-utils rdma-core
   sparse valgrind gnuplot-nox python3-matplotlib
-  flex bison bc python3 tshark groff-base man-db
+  flex bison bc libelf-dev libssl-dev python3 tshark groff-base man-db
   dpkg-dev debhelper dh-dkms dkms lintian openssl fakeroot ${SETUP_EXTRA:-}"
 
 missing=""

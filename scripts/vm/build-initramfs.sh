@@ -10,6 +10,11 @@
 #                       fio, nvme-cli, nfsd/mount.nfs/rpcbind and the
 #                       NVMe-oF/NFS modules (STORAGE_MODULES; needs
 #                       fetch-debs.sh with RIG_STORAGE=1)
+#        RIG_DEBUG=1    take the kernel modules from the debug kernel
+#                       (build-debug-kernel.sh, build/debug/) instead of
+#                       Debian's package: build/initramfs-debug.cpio (with
+#                       RIG_STORAGE=1: initramfs-storage-debug.cpio), booted
+#                       by run-guest.sh -D; build/vmlinux is not touched
 #        GUEST_MODULES  kernel modules to pack (see config.sh)
 #
 # Contents: busybox-static (every applet), bash (tests run under bash:
@@ -20,7 +25,7 @@
 # guest/init as /init. Our own build outputs are not in the image: they come
 # through the 9p share at run time (run-guest.sh -P).
 # Outputs: build/vmlinux, build/vmlinuz, build/config, build/initramfs.cpio
-# (or initramfs-py.cpio, initramfs-storage.cpio)
+# (or initramfs-py.cpio, initramfs-storage.cpio, initramfs-debug.cpio)
 set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 . "$(dirname "$0")/config.sh"
@@ -33,6 +38,14 @@ if [ "$ST" = 1 ]; then
   [ "$PY" = 1 ] && { echo "RIG_PYTHON=1 and RIG_STORAGE=1 are separate images" >&2; exit 1; }
   IMG=$BUILD/initramfs-storage.cpio RFS=$BUILD/rootfs-storage
   GUEST_MODULES="$GUEST_MODULES $STORAGE_MODULES"
+fi
+DBGK=${RIG_DEBUG:-0}
+MODROOT=$STAGE MODVER=$KVER   # where the modules come from, and their kernel
+if [ "$DBGK" = 1 ]; then
+  [ "$PY" = 1 ] && { echo "RIG_DEBUG=1 has no python variant" >&2; exit 1; }
+  [ -f "$BUILD/debug/kernelrelease" ] || { echo "no debug kernel: run scripts/vm/build-debug-kernel.sh" >&2; exit 1; }
+  MODVER=$(cat "$BUILD/debug/kernelrelease") MODROOT=$BUILD/debug/modules
+  IMG=${IMG%.cpio}-debug.cpio RFS=$RFS-debug
 fi
 LIBDIR=usr/lib/x86_64-linux-gnu
 t0=$(now)
@@ -146,27 +159,31 @@ echo "/$LIBDIR" > "$RFS/etc/ld.so.conf"
 mkdir -p "$RFS/var/run/netns" "$RFS/etc/netns"
 
 # kernel modules: the listed ones and what they depend on
-MD=lib/modules/$KVER
-[ -f "$STAGE/$MD/modules.dep" ] || depmod -b "$STAGE" "$KVER"
+MD=lib/modules/$MODVER
+[ -f "$MODROOT/$MD/modules.dep" ] || depmod -b "$MODROOT" "$MODVER"
 mods=$(for m in $GUEST_MODULES; do
-         modprobe -d "$STAGE" -S "$KVER" --show-depends "$m" || { echo "ERROR: module $m" >&2; exit 1; }
+         modprobe -d "$MODROOT" -S "$MODVER" --show-depends "$m" || { echo "ERROR: module $m" >&2; exit 1; }
        done | awk '$1=="insmod" {print $2}' | sort -u)
 for k in $mods; do
-  rel=${k#"$STAGE"/}; mkdir -p "$RFS/usr/$(dirname "$rel")"; cp "$k" "$RFS/usr/$rel"
+  rel=${k#"$MODROOT"/}; mkdir -p "$RFS/usr/$(dirname "$rel")"; cp "$k" "$RFS/usr/$rel"
 done
-cp "$STAGE/$MD"/modules.{order,builtin,builtin.modinfo} "$RFS/usr/$MD/"
-depmod -b "$RFS" "$KVER"
+mkdir -p "$RFS/usr/$MD"
+cp "$MODROOT/$MD"/modules.{order,builtin,builtin.modinfo} "$RFS/usr/$MD/"
+depmod -b "$RFS" "$MODVER"
 nmods=$(echo "$mods" | wc -l)
 
-# kernel: vmlinuz, and the uncompressed vmlinux inside it (PVH boot)
+# kernel: vmlinuz, and the uncompressed vmlinux inside it (PVH boot); the
+# debug image boots build/debug/vmlinux (build-debug-kernel.sh)
 mkdir -p "$BUILD"
-cp "$STAGE/boot/vmlinuz-$KVER" "$BUILD/vmlinuz"
-cp "$STAGE/boot/config-$KVER" "$BUILD/config"
-if [ ! -f "$BUILD/vmlinux" ] || [ "$BUILD/vmlinuz" -nt "$BUILD/vmlinux" ]; then
-  off=$(set +o pipefail; LC_ALL=C grep -abo $'\xfd7zXZ' "$BUILD/vmlinuz" | head -1 | cut -d: -f1)
-  { tail -c +$((off + 1)) "$BUILD/vmlinuz" || true; } | xz -dc --single-stream > "$BUILD/vmlinux"
-  readelf -n "$BUILD/vmlinux" | grep -qE 'Unknown note type: \(0x00000012\)|PHYS32_ENTRY' ||
-    { echo "vmlinux has no PVH entry note; use KERNEL=bzimage" >&2; rm -f "$BUILD/vmlinux"; }
+if [ "$DBGK" != 1 ]; then
+  cp "$STAGE/boot/vmlinuz-$KVER" "$BUILD/vmlinuz"
+  cp "$STAGE/boot/config-$KVER" "$BUILD/config"
+  if [ ! -f "$BUILD/vmlinux" ] || [ "$BUILD/vmlinuz" -nt "$BUILD/vmlinux" ]; then
+    off=$(set +o pipefail; LC_ALL=C grep -abo $'\xfd7zXZ' "$BUILD/vmlinuz" | head -1 | cut -d: -f1)
+    { tail -c +$((off + 1)) "$BUILD/vmlinuz" || true; } | xz -dc --single-stream > "$BUILD/vmlinux"
+    readelf -n "$BUILD/vmlinux" | grep -qE 'Unknown note type: \(0x00000012\)|PHYS32_ENTRY' ||
+      { echo "vmlinux has no PVH entry note; use KERNEL=bzimage" >&2; rm -f "$BUILD/vmlinux"; }
+  fi
 fi
 
 cp "$LAB/guest/init" "$RFS/init"; chmod +x "$RFS/init"
