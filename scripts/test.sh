@@ -6,13 +6,30 @@
 # PASS/FAIL with its time; the last line is "N passed, N failed" (steps),
 # and the exit status is non-zero if any step failed.
 #
-#   scripts/test.sh [--help]
+#   scripts/test.sh [--help] [--debug-kernel]
+#   --debug-kernel  every guest step on the debug kernel (KASAN, lockdep,
+#        UBSAN, kmemleak, DEBUG_OBJECTS, DEBUG_LIST; vm-rig.rst): builds it
+#        once (scripts/vm/build-debug-kernel.sh, about an hour on 2 cores),
+#        its images and make module-debug; guest time limits x5 + 150 s; a
+#        step fails on any report in the guest's log. Leaves out the host
+#        tests, KUnit, the packages test (Debian's kernel) and pyverbs (no
+#        python image for it). Not CI's: hours, not minutes.
 #   env: TEST_SKIP="kunit guest ..."  steps to leave out (names as printed)
 #        (rdma-core's Python tests on mroce and rxe run in steps rig-python and
 #        pyverbs: TEST_SKIP="rig-python pyverbs" leaves them out)
 #        JOBS                         make -j (default: nproc)
 set -uo pipefail
-case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
+DEBUGK=0
+case "${1:-}" in
+-h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;;
+--debug-kernel) DEBUGK=1;;
+"") ;;
+*) echo "test.sh: unknown argument $1 (--help)" >&2; exit 2;;
+esac
+if [ "$DEBUGK" = 1 ]; then
+  export RIG_DEBUG_KERNEL=1
+  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages rig-python pyverbs"
+fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
 exec </dev/null
@@ -51,7 +68,12 @@ step layers needs=module python3 scripts/layers.py --check
 step provider needs=setup make provider tools
 step host-tests needs=setup make check
 step rig-fetch needs=setup scripts/vm/fetch-debs.sh
-step rig-image needs=rig-fetch scripts/vm/build-initramfs.sh
+if [ "$DEBUGK" = 1 ]; then
+  step rig-image needs=rig-fetch,module bash -c 'scripts/vm/build-initramfs.sh &&
+    scripts/vm/build-debug-kernel.sh && RIG_DEBUG=1 scripts/vm/build-initramfs.sh && make module-debug'
+else
+  step rig-image needs=rig-fetch scripts/vm/build-initramfs.sh
+fi
 step guest needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 900 -n ci-foundation tests/vm/foundation.sh
 # the datapath suite on mroce's software datapath, then with the software
@@ -109,7 +131,8 @@ step guest-fabric-swnic needs=module,provider,rig-image fabric_twice ci-fabric-s
 # kernel ULPs on mroce (issue 11): NVMe-oF and NFS over RDMA, in the
 # storage image (fio, nvme-cli, NFS tools: RIG_STORAGE=1)
 step rig-storage needs=rig-fetch \
-  env RIG_STORAGE=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
+  env RIG_STORAGE=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh &&
+    { [ "${RIG_DEBUG_KERNEL:-0}" = 0 ] || RIG_DEBUG=1 scripts/vm/build-initramfs.sh; }'
 step guest-nvme needs=module,provider,rig-storage \
   env GUEST_T=1200 RUN_NAME=ci-nvme tests/vm/nvme.sh --boot driver=mroce
 step guest-nfs needs=module,provider,rig-storage \

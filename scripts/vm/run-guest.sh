@@ -34,7 +34,9 @@
 #        pvh; bzimage with -D, whose vmlinux does not boot through PVH),
 #        HOST_GRACE (seconds added to -t for the host timeout),
 #        MROCE_KO_DIR (where -P takes mroce.ko and mroce_swnic.ko; default
-#        the project root, build/debug-kmod with -D)
+#        the project root, build/debug-kmod with -D),
+#        RIG_DEBUG_KERNEL=1 (scripts/test.sh --debug-kernel): as -D, and
+#        -t stretched to 5 x SECONDS + 150
 #
 # Exit status: the script's; 124 when the guest watchdog or the host
 # timeout stopped the run; 125 when the guest died without an exit marker
@@ -73,6 +75,10 @@ while getopts "a:t:m:c:f:n:k:PysqD" o; do
   esac
 done
 shift $((OPTIND-1))
+# scripts/test.sh --debug-kernel: every run of the suite as with -D, and
+# its time limits stretched (the debug kernel runs about 5x slower and
+# takes 150 s more to boot and to scan for leaks)
+if [ "${RIG_DEBUG_KERNEL:-0}" = 1 ]; then DEBUGK=1; T=$((T * 5 + 150)); fi
 SCRIPT=${1:?usage: run-guest.sh [opts] SCRIPT [-- ARGS] (--help)}; shift
 [ "${1:-}" = "--" ] && shift
 if [ "$DEBUGK" = 1 ]; then
