@@ -42,17 +42,9 @@ for p in flex bison bc libelf-dev libssl-dev; do
 done
 mkdir -p "$DBG"
 
-# 1. the kernel source, once (as tests/kunit/run.sh does it)
-if [ ! -f "$SRCDIR/Makefile" ]; then
-  t=$(now)
-  mkdir -p "$CACHE" "$LAB/src"
-  ls "$CACHE/linux-source-$SRCV"_*.deb >/dev/null 2>&1 || (cd "$CACHE" && apt_download "linux-source-$SRCV")
-  deb=$(ls -v "$CACHE/linux-source-$SRCV"_*.deb | tail -1)
-  rm -rf "$SRCDIR.tmp"; mkdir -p "$SRCDIR.tmp"
-  dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/linux-source-$SRCV.tar.xz" | tar -xJ -C "$SRCDIR.tmp"
-  mv "$SRCDIR.tmp/linux-source-$SRCV" "$SRCDIR"; rmdir "$SRCDIR.tmp"
-  tlog unpack-linux-source "$(elapsed "$t")" "$(basename "$deb")"
-fi
+# 1. the kernel source, once (shared with tests/kunit/run.sh)
+linux_source_unpack "$SRCV" "$SRCDIR" unpack-linux-source ||
+  { echo "build-debug-kernel: cannot unpack linux-source-$SRCV" >&2; exit 1; }
 deb=$(ls -v "$CACHE/linux-source-$SRCV"_*.deb 2>/dev/null | tail -1 || true)
 
 # 2. the modules the images load, in lsmod format (localmodconfig's input)

@@ -82,3 +82,19 @@ apt_download() {
   printf '%s\n' "$out" | grep -vE '^(Get:|Fetched|W: Download is performed unsandboxed)' >&2 || true
   return $rc
 }
+
+# linux_source_unpack SRCV SRCDIR STEP: Debian's linux-source-SRCV .deb
+# into $CACHE (once) and its tree into SRCDIR (once); tlog'd as STEP. The
+# KUnit run and the debug kernel share the tree (scripts/vm/src).
+linux_source_unpack() {
+  local v=$1 dir=$2 step=$3 t deb
+  [ -f "$dir/Makefile" ] && return 0
+  t=$(now)
+  mkdir -p "$CACHE" "$(dirname "$dir")"
+  ls "$CACHE/linux-source-$v"_*.deb >/dev/null 2>&1 || (cd "$CACHE" && apt_download "linux-source-$v") || return 1
+  deb=$(ls -v "$CACHE/linux-source-$v"_*.deb | tail -1)
+  rm -rf "$dir.tmp"; mkdir -p "$dir.tmp"
+  dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/linux-source-$v.tar.xz" | tar -xJ -C "$dir.tmp" || return 1
+  mv "$dir.tmp/linux-source-$v" "$dir" && rmdir "$dir.tmp" || return 1
+  tlog "$step" "$(elapsed "$t")" "$(basename "$deb")"
+}

@@ -32,16 +32,8 @@ if ! compgen -G "$ROOT/tests/unit/test_*.c" >/dev/null; then
 fi
 
 # 1. the kernel source, once
-if [ ! -f "$SRCDIR/Makefile" ]; then
-  t=$(now)
-  mkdir -p "$CACHE" "$LAB/src"
-  ls "$CACHE/linux-source-$SRCV"_*.deb >/dev/null 2>&1 || (cd "$CACHE" && apt_download "linux-source-$SRCV")
-  deb=$(ls -v "$CACHE/linux-source-$SRCV"_*.deb | tail -1)
-  rm -rf "$SRCDIR.tmp"; mkdir -p "$SRCDIR.tmp"
-  dpkg-deb --fsys-tarfile "$deb" | tar -xO "./usr/src/linux-source-$SRCV.tar.xz" | tar -xJ -C "$SRCDIR.tmp"
-  mv "$SRCDIR.tmp/linux-source-$SRCV" "$SRCDIR"; rmdir "$SRCDIR.tmp"
-  tlog kunit-unpack-source "$(elapsed "$t")" "$(basename "$deb")"
-fi
+linux_source_unpack "$SRCV" "$SRCDIR" kunit-unpack-source ||
+  { echo "kunit: cannot unpack linux-source-$SRCV" >&2; exit 1; }
 
 # 2. our driver folder in that tree (idempotent; copies only changes)
 mkdir -p "$DRV"

@@ -225,15 +225,8 @@ t_ok "install mroce" mroce_install
 t_ok "load modules" bash -c ". /mnt/host/topo.sh; driver_load mroce"
 KL0=$(dmesg | wc -l)
 topo_netns mroce || { echo "not ok - topology"; exit 1; }
-ip netns add nsX
-ip link add vX netns nsX type veth peer name vXA netns nsA
-ip -n nsX addr add "$ATK_IP/24" dev vX
-for a in $ALT_ADDRS $GARB_IP; do ip -n nsX addr add "$a/24" dev vX; done
-ip -n nsA addr add 198.18.2.1/24 dev vXA
-ip -n nsX link set lo up; ip -n nsX link set vX up; ip -n nsA link set vXA up
-ip netns exec nsA sysctl -qw net.ipv4.ip_forward=1
-ip -n nsX route add default via 198.18.2.1
-ip -n nsB route add 198.18.2.0/24 via "$C_IP"
+# shellcheck disable=SC2086
+t_ok "the attacker's host nsX behind nsA" topo_attacker "$ATK_IP" $ALT_ADDRS $GARB_IP
 t_ok "attacker $ATK_IP reaches the victim $S_IP" ip netns exec nsX ping -c 1 -W 5 "$S_IP"
 T_ALL=$(cut -d' ' -f1 /proc/uptime)
 for p in $PHASES; do phase "$p"; done
@@ -242,7 +235,6 @@ echo "# total: $TOTAL_SENT datagrams sent in $(since "$T_ALL") s, $TOTAL_REFUSE 
 t_ok "rdma link delete $C_DEV" "${CX[@]}" rdma link delete "$C_DEV"
 t_ok "rdma link delete $S_DEV" "${SX[@]}" rdma link delete "$S_DEV"
 topo_netns_del
-ip netns del nsX
 t_ok "rmmod mroce (no reference left)" rmmod mroce
 dmesg | tail -n +$((KL0 + 1)) > "$PAIR_LOG/all-dmesg"
 t_ok "no kernel report in the whole run" bash -c "! grep -E '$KBAD' '$PAIR_LOG/all-dmesg'"

@@ -325,15 +325,8 @@ t_ok "load modules (max_peers=4 peer_idle_s=2)" bash -c ". /mnt/host/topo.sh; mo
 topo_netns mroce || { echo "not ok - topology"; exit 1; }
 # the attacker: a host of its own behind nsA (the rig has no bridge to put
 # a third host on the veth link), no peer's address, its own MetaRoCE port
-ip netns add nsX
-ip link add vX netns nsX type veth peer name vXA netns nsA
-ip -n nsX addr add "$ATK_IP/24" dev vX
-for a in $MANY_ADDRS; do ip -n nsX addr add "$a/24" dev vX; done
-ip -n nsA addr add 198.18.2.1/24 dev vXA
-ip -n nsX link set lo up; ip -n nsX link set vX up; ip -n nsA link set vXA up
-ip netns exec nsA sysctl -qw net.ipv4.ip_forward=1
-ip -n nsX route add default via 198.18.2.1
-ip -n nsB route add 198.18.2.0/24 via "$C_IP"
+# shellcheck disable=SC2086
+t_ok "the attacker's host nsX behind nsA" topo_attacker "$ATK_IP" $MANY_ADDRS
 t_ok "attacker $ATK_IP reaches the victim $S_IP" ip netns exec nsX ping -c 1 -W 5 "$S_IP"
 for p in $PHASES; do phase "$p"; done
 
@@ -421,5 +414,4 @@ own_src() {
 }
 t_ok "frames from the victim's own address (spoofed by the attacker) never reach the engine" own_src
 topo_netns_del
-ip netns del nsX
 t_done

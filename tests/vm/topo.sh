@@ -72,7 +72,25 @@ topo_netns() {	# topo_netns DRIVER [PREFIX]: nsA/nsB, devices ${PREFIX}A/${PREFI
 topo_netns_del() {
 	ip netns del nsA 2>/dev/null
 	ip netns del nsB 2>/dev/null
+	ip netns del nsX 2>/dev/null
 	return 0
+}
+
+# topo_attacker ADDR [MORE...]: after topo_netns, a third host nsX (the
+# rig has no bridge to put it on the veth link) with ADDR (and MORE) in
+# 198.18.2.0/24, routed through nsA, which forwards; nsB routes the
+# attacker's subnet back through nsA. No peer's address, its own MetaRoCE
+# port: the victim's RETRYs and RESETs reach it.
+topo_attacker() {
+	local a
+	ip netns add nsX || return 1
+	ip link add vX netns nsX type veth peer name vXA netns nsA || return 1
+	for a in "$@"; do ip -n nsX addr add "$a/24" dev vX || return 1; done
+	ip -n nsA addr add 198.18.2.1/24 dev vXA &&
+	ip -n nsX link set lo up && ip -n nsX link set vX up && ip -n nsA link set vXA up &&
+	ip netns exec nsA sysctl -qw net.ipv4.ip_forward=1 &&
+	ip -n nsX route add default via 198.18.2.1 &&
+	ip -n nsB route add 198.18.2.0/24 via "$C_IP"
 }
 
 topo_init() {	# topo_init [MTU]: vethA/vethB in init_net, policy routing
