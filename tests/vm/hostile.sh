@@ -60,8 +60,9 @@
 # stack drops them (software datapath), or mroce does (rx_drop_src_ours,
 # on the software NIC, whose upcall comes before the stack's checks).
 #   - many: never more than max_peers (4) peers; peers reclaimed to make
-#     room (peers_reclaimed); 4 s later only the real peer is left, its
-#     connection (which a QP uses) kept;
+#     room (peers_reclaimed); 4 s later at most the real peer is left
+#     (idle too once the transfer ended), whose connection kept its remote
+#     id while the transfer's QP used it;
 #   - forged: the real peer's connection kept its remote connection id.
 # A connection the attack broke adds drops of its own (drop_state) to the
 # refusals; the transfer's assertion catches that. Figures: "#" lines.
@@ -282,8 +283,10 @@ phase() {	# phase NAME
 		t_ok "many: never more than max_peers peers: at most $x (limit 4)" test "${x:-9}" -le 4
 		x=$(($(ctr "$S_DEV" peers_reclaimed) - ${SNAP[$S_DEV.peers_reclaimed]:-0}))
 		t_ok "many: peers no QP used were reclaimed to make room: $x" test "$x" -ge 4
-		t_wait 6 bash -c "[ \$(grep -c '^peer ' $PEERS) -eq 1 ]"
-		t_ok "many: idle peers reclaimed: $(npeers) peer(s) left, peers_reclaimed +$(($(ctr "$S_DEV" peers_reclaimed) - ${SNAP[$S_DEV.peers_reclaimed]:-0}))" test "$(npeers)" -eq 1
+		# (at most the real peer: once the transfer ended, it is idle too
+		# and may go as well, sooner on a slow kernel)
+		t_wait 6 bash -c "[ \$(grep -c '^peer ' $PEERS) -le 1 ]"
+		t_ok "many: idle peers reclaimed: $(npeers) peer(s) left, peers_reclaimed +$(($(ctr "$S_DEV" peers_reclaimed) - ${SNAP[$S_DEV.peers_reclaimed]:-0}))" test "$(npeers)" -le 1
 		# (r1: right after the attack, while the transfer's QP still
 		# uses the peer; once the transfer ends, it too is idle and
 		# may be reclaimed by the time the wait above is over)
