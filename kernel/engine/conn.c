@@ -230,13 +230,20 @@ static u32 planes_wanted(const struct mre_conn *c)
 	return w;
 }
 
+/* no plane proven, no challenge under way */
+static void proofs_clear(struct mre_conn *c)
+{
+	c->planes_proven = 0;
+	c->plane_tries = 0;
+	c->plane_at = 0;
+	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
+}
+
 void mre_conn_planes_learned(struct mre_conn *c, u64 now)
 {
 	u32 j;
 
-	c->planes_proven = 0;
-	c->plane_tries = 0;
-	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
+	proofs_clear(c);
 	/* the address the handshake came from is proven already */
 	for (j = 0; j < c->peer_nplanes; j++)
 		if (mre_addr_eq(&c->peer_planes[j], &c->addr))
@@ -249,10 +256,7 @@ static void planes_unprove(struct mre_conn *c)
 {
 	bool had = c->planes_proven;
 
-	c->planes_proven = 0;
-	c->plane_tries = 0;
-	c->plane_at = 0;
-	mre_memset(c->plane_nonce, 0, sizeof(c->plane_nonce));
+	proofs_clear(c);
 	if (had)
 		planes_changed(c);
 }

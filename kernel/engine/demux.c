@@ -217,10 +217,10 @@ static bool bound(const struct mre_conn *c, const struct mre_rx *rx,
 	return false;
 }
 
-/* an IPv4 address no node has: 0/8, loopback, multicast, broadcast */
+/* an IPv4 unicast address no node has: 0/8, loopback, broadcast */
 static bool v4_bogus(const u8 *a)
 {
-	return !a[0] || a[0] == 127 || (a[0] & 0xf0) == 0xe0 ||
+	return !a[0] || a[0] == 127 ||
 	       (a[0] == 255 && a[1] == 255 && a[2] == 255 && a[3] == 255);
 }
 
@@ -238,17 +238,17 @@ static bool addr_bogus(const struct mre_addr *a)
 {
 	u32 i;
 
+	if (a->family != MRE_AF_INET && a->family != MRE_AF_INET6)
+		return true;
+	if (mre_addr_is_group(a))		/* 224/4, ff00::/8 */
+		return true;
 	if (a->family == MRE_AF_INET)
 		return v4_bogus(a->a);
-	if (a->family != MRE_AF_INET6)
-		return true;
-	if (a->a[0] == 0xff)				/* ff00::/8 */
-		return true;
 	for (i = 0; i < 10; i++)
 		if (a->a[i])
 			return false;
 	if (a->a[10] == 0xff && a->a[11] == 0xff)	/* ::ffff:a.b.c.d */
-		return v4_bogus(a->a + 12);
+		return v4_bogus(a->a + 12) || (a->a[12] & 0xf0) == 0xe0;
 	if (a->a[10] || a->a[11] || a->a[12] || a->a[13] || a->a[14])
 		return false;
 	return a->a[15] <= 1;				/* :: and ::1 */
