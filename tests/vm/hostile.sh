@@ -237,8 +237,9 @@ phase() {	# phase NAME
 	refused_now "$S_DEV" > "$PAIR_LOG/$ph-ref0"
 	"$fn" > "$PAIR_LOG/$ph-craft.out" 2>&1
 	# the victim handled the datagrams in the sender's softirq, CONNECTs
-	# from new nodes in its connect work: let that drain (flood)
-	[ "$ph" = flood ] || [ "$ph" = proven ] && sleep 1
+	# from new nodes (and one claiming the real peer) in its connect
+	# work: let that drain
+	case $ph in flood|proven|forged) sleep "$T_SCALE";; esac
 	refused_now "$S_DEV" > "$PAIR_LOG/$ph-ref1"
 	sleep 1
 	m1=$(mem_kib)

@@ -8,9 +8,15 @@
 #                        and mroce.driver into /etc/libibverbs.d/
 #   t_ok DESC CMD...     run CMD; "ok - DESC" or "not ok - DESC" + its output
 #   t_fail DESC CMD...   the same, expecting CMD to fail
-#   t_wait SECS CMD...   retry CMD every 0.1 s for up to SECS; its status
+#   t_wait SECS CMD...   retry CMD every 0.1 s for up to SECS x T_SCALE; its status
 #   t_done               print "N passed, N failed"; status 1 if any failed
+#   T_SCALE              how much longer the tests' own waits and limits
+#                        are on this kernel: 5 on the debug kernel (it has
+#                        kmemleak; run-guest.sh -D), else 1
 MROCE_SHARE=${MROCE_SHARE:-/mnt/host}
+T_SCALE=1
+[ -e /sys/kernel/debug/kmemleak ] && T_SCALE=5
+export T_SCALE
 T_PASS=0
 T_FAIL=0
 export PATH=$MROCE_SHARE:$PATH
@@ -58,7 +64,7 @@ t_fail() {
 t_wait() {
 	local secs=$1 i
 	shift
-	for ((i = 0; i < secs * 10; i++)); do
+	for ((i = 0; i < secs * T_SCALE * 10; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.1
 	done

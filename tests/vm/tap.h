@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,18 @@ static inline void die(const char *what)
 	exit(2);
 }
 
+/*
+ * How much longer the checkers' own time limits are on this kernel: the
+ * guest's T_SCALE (tests/vm/lib.sh: 5 on the debug kernel), else 1
+ */
+static inline unsigned int tap_scale(void)
+{
+	const char *s = getenv("T_SCALE");
+	int v = s ? atoi(s) : 1;
+
+	return v >= 1 && v <= 100 ? v : 1;
+}
+
 /* @s, an IPv4 or IPv6 address, as a RoCE v2 GID (IPv4-mapped): 0, or -1 */
 static inline int tap_gid(const char *s, union ibv_gid *g)
 {
@@ -48,17 +61,19 @@ static inline int tap_gid(const char *s, union ibv_gid *g)
 }
 
 /*
- * RC @qp from RESET to INIT, then to RTR towards @dgid (a node that need
- * not exist; QPN 0x42): 0, or the errno of the step that failed, its
- * number (1 INIT, 2 RTR) in *@step
+ * RC @qp from RESET to INIT (remote rights @access), then to RTR towards
+ * QPN @dqpn at @dgid with @mtu: 0, or the errno of the step that failed,
+ * its number (1 INIT, 2 RTR) in *@step
  */
-static inline int tap_rc_rtr(struct ibv_qp *qp, int gidx,
-			     const union ibv_gid *dgid, int *step)
+static inline int tap_rc_init_rtr(struct ibv_qp *qp, int gidx,
+				  const union ibv_gid *dgid, uint32_t dqpn,
+				  enum ibv_mtu mtu, unsigned int access,
+				  int *step)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+		.qp_access_flags = access,
 	};
 
 	*step = 1;
@@ -67,9 +82,10 @@ static inline int tap_rc_rtr(struct ibv_qp *qp, int gidx,
 		return errno ? errno : EIO;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = 0x42;
-	a.max_dest_rd_atomic = 1;
+	a.path_mtu = mtu;
+	a.dest_qp_num = dqpn;
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 4;
 	a.min_rnr_timer = 1;
 	a.ah_attr.is_global = 1;
 	a.ah_attr.grh.dgid = *dgid;
@@ -82,6 +98,33 @@ static inline int tap_rc_rtr(struct ibv_qp *qp, int gidx,
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		return errno ? errno : EIO;
 	return 0;
+}
+
+/* RC @qp from RTR to RTS (SQ PSN 0, 7 retries): 0, or the errno */
+static inline int tap_rc_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS,
+		.timeout = 14,
+		.retry_cnt = 7,
+		.rnr_retry = 7,
+		.sq_psn = 0,
+		.max_rd_atomic = 4,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		return errno ? errno : EIO;
+	return 0;
+}
+
+/* tap_rc_init_rtr() towards a node that need not exist (QPN 0x42) */
+static inline int tap_rc_rtr(struct ibv_qp *qp, int gidx,
+			     const union ibv_gid *dgid, int *step)
+{
+	return tap_rc_init_rtr(qp, gidx, dgid, 0x42, IBV_MTU_1024,
+			       IBV_ACCESS_REMOTE_WRITE, step);
 }
 
 /* open the verbs device called @name, or die */

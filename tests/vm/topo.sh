@@ -235,7 +235,7 @@ stuck_report() {	# stuck_report PID...
 # stdout is line-buffered (mroce-linebuf.so) so that a killed program's
 # output is not lost.
 pair() {
-	local name=$1 to=$2 ready=tcp:18515 s=() sp cp crc src i end lb=""
+	local name=$1 to=$(($2 * ${T_SCALE:-1})) ready=tcp:18515 s=() sp cp crc src i end lb=""
 	shift 2
 	case $1 in ready=*) ready=${1#ready=}; shift;; esac
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do s+=("$1"); shift; done

@@ -20,7 +20,7 @@ CG=$(gid_index "$C_DEV" "$C_IP") SG=$(gid_index "$S_DEV" "$S_IP")
 
 # the checker opens both devices from init_net (rdma netns mode shared)
 echo "# mroce-wr-check $C_DEV $CG $S_DEV $SG"
-timeout 120 mroce-wr-check "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/checker.out" /tmp/wr-check.out |
+timeout $((120 * T_SCALE)) mroce-wr-check "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/checker.out" /tmp/wr-check.out |
 	grep -v '^ok - ' | sed 's/^/#   /'
 grep -q '^[0-9]* passed, 0 failed$' /tmp/wr-check.out &&
 	echo "ok - mroce-wr-check ($(tail -1 /tmp/wr-check.out))" && T_PASS=$((T_PASS + 1)) ||
@@ -31,7 +31,7 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/wr-check.out &&
 # back 300 ms, the MR or the right goes meanwhile
 "${SX[@]}" tc qdisc add dev "$S_IF" root netem delay 300ms
 echo "# mroce-wr-check --sink-gone (responder delayed 300 ms)"
-timeout 60 mroce-wr-check --sink-gone "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/sink-gone.out" /tmp/sink-gone.out |
+timeout $((60 * T_SCALE)) mroce-wr-check --sink-gone "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/sink-gone.out" /tmp/sink-gone.out |
 	sed 's/^/#   /'
 grep -q '^[0-9]* passed, 0 failed$' /tmp/sink-gone.out &&
 	echo "ok - READ/ATOMIC into a deregistered MR: LOC_PROT_ERR; a READ whose right went: not SUCCESS ($(tail -1 /tmp/sink-gone.out))" && T_PASS=$((T_PASS + 1)) ||
@@ -43,7 +43,7 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/sink-gone.out &&
 # out read-only fds and exporters that cannot pin
 t_ok "load the test dma-buf exporter" insmod /mnt/host/mroce_dmabuf_exp.ko
 echo "# mroce-wr-check --dmabuf"
-timeout 60 mroce-wr-check --dmabuf "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/dmabuf.out" /tmp/dmabuf.out |
+timeout $((60 * T_SCALE)) mroce-wr-check --dmabuf "$C_DEV" "$CG" "$S_DEV" "$SG" | tee "$PAIR_LOG/dmabuf.out" /tmp/dmabuf.out |
 	sed 's/^/#   /'
 grep -q '^[0-9]* passed, 0 failed$' /tmp/dmabuf.out &&
 	echo "ok - dma-buf MRs: WRITE, READ, SEND into them; pinned while registered; bad ranges, fds, fd modes and unpinnable exporters refused ($(tail -1 /tmp/dmabuf.out))" && T_PASS=$((T_PASS + 1)) ||
@@ -51,7 +51,7 @@ grep -q '^[0-9]* passed, 0 failed$' /tmp/dmabuf.out &&
 t_ok "unload the exporter (every buffer released)" rmmod mroce_dmabuf_exp
 
 # rdma res show qp -dd: the driver's view of an RC QP (restrack.c)
-mroce-wr-check --idle-recv 4 "$C_DEV" "$CG" "$S_DEV" "$SG" > /tmp/idle.out 2>&1 &
+mroce-wr-check --idle-recv $((4 * T_SCALE)) "$C_DEV" "$CG" "$S_DEV" "$SG" > /tmp/idle.out 2>&1 &
 IDLE=$!
 t_wait 10 grep -q '^idle-recv: qpn' /tmp/idle.out
 RES=$(rdma res show qp link "$S_DEV/1" -dd 2>&1 | tr '\n' ' ')
