@@ -213,8 +213,8 @@ static struct mroce_peer *peer_new(struct mroce_dev *mdev,
 	/* connection ids are random: retry the rare collision of 32 bits */
 	for (tries = 0; tries < 8; tries++) {
 		mre_conn_init(&peer->conn, &mdev->ep, peer->conn_mem, &addr);
-		err = xa_insert(&mdev->peers_by_cid, cid_index(peer->conn.cid),
-				NULL, gfp);
+		err = xa_insert_bh(&mdev->peers_by_cid,
+				   cid_index(peer->conn.cid), NULL, gfp);
 		if (err != -EBUSY)
 			break;
 	}
@@ -416,12 +416,12 @@ static struct mroce_peer *peer_get(struct mroce_dev *mdev,
 	      publish(mdev, peer);
 	if (!err)
 		refcount_inc(&peer->refs);	/* the table's, and the caller's */
+	else		/* never published: nobody saw its reserved cid */
+		xa_release(&mdev->peers_by_cid, cid_index(peer->conn.cid));
 	spin_unlock_bh(&mdev->peers_lock);
 	if (err) {			/* someone was quicker, or no room */
 		if (why != MROCE_NUM_COUNTERS)
 			mroce_counter_inc(mdev, why);
-		/* never published: nobody can have seen it */
-		xa_release(&mdev->peers_by_cid, cid_index(peer->conn.cid));
 		peer_free(peer);
 		return other ? found(mdev, mk, other) : ERR_PTR(err);
 	}
@@ -574,7 +574,8 @@ int mroce_peers_init(struct mroce_dev *mdev, const struct mre_ops *ops)
 	atomic_set(&mdev->npeers, 0);
 	spin_lock_init(&mdev->peers_lock);
 	spin_lock_init(&mdev->atomic_lock);
-	xa_init(&mdev->peers_by_cid);
+	/* its lock is taken under locks that softirqs take (a QP's, a peer's) */
+	xa_init_flags(&mdev->peers_by_cid, XA_FLAGS_LOCK_BH);
 	INIT_DELAYED_WORK(&mdev->reclaim_work, reclaim_work);
 	if (mroce_param_peer_idle_s())
 		schedule_delayed_work(&mdev->reclaim_work,
