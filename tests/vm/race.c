@@ -262,24 +262,52 @@ static void side_open(struct side *s, const char *dev, int gidx)
 		die("QP");
 }
 
+static int qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	return ibv_query_qp(qp, &a, IBV_QP_STATE, &ia) ? -1 : (int)a.qp_state;
+}
+
 /* @qa of @a and @qb of @b to RESET, then connected to each other: 0 or errno */
 static int pair_connect(struct ibv_qp *qa, struct side *a,
 			struct ibv_qp *qb, struct side *b)
 {
+	static const char *const what[] = {
+		"RESET a", "RESET b", "INIT a", "RTR a", "INIT b", "RTR b",
+		"RTS a", "RTS b",
+	};
 	struct ibv_qp_attr r = { .qp_state = IBV_QPS_RESET };
-	int step, e;
+	int step = 0, k = 0, e = 0;
 
-	if (ibv_modify_qp(qa, &r, IBV_QP_STATE) ||
-	    ibv_modify_qp(qb, &r, IBV_QP_STATE))
-		return errno ? errno : EIO;
-	e = tap_rc_init_rtr(qa, a->gidx, &b->gid, qb->qp_num, a->mtu, REMOTE,
-			    &step);
-	if (!e)
+	if (ibv_modify_qp(qa, &r, IBV_QP_STATE))
+		e = errno ? errno : EIO;
+	if (!e && (k = 1, ibv_modify_qp(qb, &r, IBV_QP_STATE)))
+		e = errno ? errno : EIO;
+	if (!e) {
+		e = tap_rc_init_rtr(qa, a->gidx, &b->gid, qb->qp_num, a->mtu,
+				    REMOTE, &step);
+		k = 1 + step;
+	}
+	if (!e) {
 		e = tap_rc_init_rtr(qb, b->gidx, &a->gid, qa->qp_num, b->mtu,
 				    REMOTE, &step);
-	if (!e)
+		k = 3 + step;
+	}
+	if (!e) {
+		k = 6;
 		e = tap_rc_rts(qa);
-	return e ? e : tap_rc_rts(qb);
+	}
+	if (!e) {
+		k = 7;
+		e = tap_rc_rts(qb);
+	}
+	if (e)
+		printf("#   %s (QP %#x, %#x) failed: %s; states now %d, %d\n",
+		       what[k], qa->qp_num, qb->qp_num, strerror(e),
+		       qp_state(qa), qp_state(qb));
+	return e;
 }
 
 static void publish(struct pair *p, const uint8_t *addr, uint32_t rkey)
