@@ -118,12 +118,6 @@ const char *mre_conn_state_name(u8 st)
 	return st < MRE_ARRAY_SIZE(names) ? names[st] : "?";
 }
 
-void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
-{
-	if (mre_list_empty(&s->node))
-		mre_list_add_tail(&s->node, &c->active);
-}
-
 /*
  * The ACCEPT of our CONNECT: a round trip before any data, so with the
  * queues as the fabric leaves them idle. It is each path's first floor
@@ -536,7 +530,8 @@ void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up)
 	}
 }
 
-void mre_conn_forget_stream(struct mre_conn *c, u32 id)
+/* forget every gate entry and descriptor of stream @id (stream detach) */
+static void conn_forget_stream(struct mre_conn *c, u32 id)
 {
 	u32 t;
 
@@ -558,4 +553,40 @@ void mre_conn_forget_stream(struct mre_conn *c, u32 id)
 	for (t = 0; t < c->wsize; t++)
 		if (c->gate[t].kind && c->gate[t].stream == id)
 			c->gate[t].kind = MRE_GATE_NONE;
+}
+
+void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
+		       const struct mre_stream_attr *a)
+{
+	mre_memset(s, 0, sizeof(*s));
+	mre_list_init(&s->node);
+	mre_list_init(&s->mnode);
+	s->conn = c;
+	s->id = a->id;
+	s->remote_id = a->remote_id;
+	s->mtu = MRE_MAX(256u, MRE_MIN(a->mtu, (u32)MRE_MAX_PAYLOAD));
+	s->max_rd = (u8)MRE_MAX(1u, MRE_MIN(a->max_rd, (u32)MRE_RD_SLOTS));
+	s->rnr_retry = (u8)MRE_MIN(a->rnr_retry, 7u);
+	s->rnr_left = s->rnr_retry;
+	s->rnr_delay = a->rnr_delay_ns;
+	s->uc = a->uc;
+	s->state = MRE_STREAM_ACTIVE;
+	mre_list_add_tail(&s->anode, &c->attached);
+	c->nstreams++;
+}
+
+void mre_stream_detach(struct mre_stream *s)
+{
+	struct mre_conn *c = s->conn;
+
+	if (!c)
+		return;
+	mre_list_del(&s->node);
+	mre_list_del(&s->anode);
+	mre_list_del(&s->mnode);
+	c->nstreams--;
+	/* nothing in the connection may name this stream any more */
+	conn_forget_stream(c, s->id);
+	s->state = MRE_STREAM_DETACHED;
+	s->conn = NULL;
 }

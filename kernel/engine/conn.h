@@ -232,8 +232,6 @@ static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
  * MRE_TR_CONN_RESET.
  */
 void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why);
-/* put @s on the list of streams with something to send */
-void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
 /* our CONNECT was answered by an ACCEPT: the paths' first RTT floor */
 void mre_conn_hs_rtt(struct mre_conn *c, u64 now);
 /* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
@@ -262,7 +260,5 @@ bool mre_conn_may_reopen(const struct mre_conn *c, u64 now);
 u64 mre_conn_plane_timer(struct mre_conn *c, u64 now);
 /* a CHALLENGE or an ECHO for @c, ESTABLISHED */
 void mre_conn_proof_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
-/* forget every gate entry and descriptor of stream @id (stream detach) */
-void mre_conn_forget_stream(struct mre_conn *c, u32 id);
 
 #endif /* MRE_CONN_H */

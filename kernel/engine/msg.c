@@ -24,8 +24,15 @@
  * error of a WRITE with immediate) fails the responder's stream alone.
  * Messages are still delivered reliably and in order; RNR still refuses
  * the packet (the sender waits for the receive).
+ *
+ * The requester's side of the same TSNs is here too: the TSNs of ours the
+ * peer accepted, as an ACK says (mre_msg_ack_tsns()) or as a response to
+ * a READ or ATOMIC shows (answered()), retire in order from tsn_una and
+ * ack their messages (stream.c).
  */
 #include "msg.h"
+#include "cc.h"
+#include "path.h"
 #include "stream.h"
 #include "tsn.h"
 
@@ -148,6 +155,134 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	return MRE_SYN_NONE;
 }
 
+/*
+ * FACK declared a packet lost and it was resent, but the receiver has
+ * accepted its TSN before the resend could have got there (it has not
+ * left yet, or left less than its path's smallest RTT ago): the first
+ * transmission arrived, late, behind later PSNs of its own path. That is
+ * reordering within a path (a repath onto a route of another length, a
+ * fabric that sprays per packet): FACK waits for one more later PSN from
+ * now on. The duplicates the receiver reports are not such evidence: on a
+ * lossy fabric nearly all of them are resends after timeouts whose ACKs
+ * were lost, and a threshold raised by each of them ends at 32.
+ */
+static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
+			  u64 now)
+{
+	const struct mre_path *q = &c->paths[t->path];
+
+	if (!t->fack || (t->state != MRE_TXD_QUEUED &&
+			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
+			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))
+		return;
+	c->ep->ctr.loss_late++;
+	c->reorder_calm = 0;
+	if (c->reorder < MRE_REORDER_MAX)
+		c->reorder++;
+}
+
+static void tsn_accept(struct mre_conn *c, u32 tsn, u64 now)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	spurious_fack(c, t, now);
+	if (t->state == MRE_TXD_OUT && t->path < c->npaths &&
+	    mre_cfg(c)->tsn_settle)
+		mre_path_arrived(&c->paths[t->path], c, t->psn, now);
+	if (t->state == MRE_TXD_WAIT)
+		c->n_wait--;
+	t->state = MRE_TXD_ACKED;
+}
+
+/*
+ * A raised reorder threshold returns to reorder_pkts by one for every
+ * connection window of TSNs accepted with no reordering seen: reordering
+ * within a path is transient (a repath), and a threshold that only grew
+ * would end at 32, where FACK no longer sees any loss on a path with a
+ * few packets in flight and every loss waits for a timeout.
+ */
+static void reorder_calm(struct mre_conn *c, u32 n)
+{
+	c->reorder_calm += n;
+	if (c->reorder_calm < c->cwnd >> MRE_FP)
+		return;
+	c->reorder_calm = 0;
+	if (c->reorder > mre_cfg(c)->reorder_pkts)
+		c->reorder--;
+}
+
+/* the accepted TSNs from tsn_una on retire; their messages are acked */
+static void retire(struct mre_conn *c, u64 now)
+{
+	u32 n = 0;
+
+	while (c->tsn_una != c->tsn_next) {
+		struct mre_txd *d = mre_txd_of(c, c->tsn_una);
+
+		if (d->state != MRE_TXD_ACKED)
+			break;
+		d->state = MRE_TXD_FREE;
+		c->tsn_una++;
+		n++;
+		if (d->dflags & MRE_DF_LAST && d->stream &&
+		    (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE ||
+		     d->op == MRE_OP_READ_REQ || d->op == MRE_OP_ATOMIC_REQ)) {
+			struct mre_stream *s = c->ep->ops->stream(c, d->stream);
+
+			if (s && s->conn == c)
+				mre_stream_msg_acked(s, d->msn);
+		}
+	}
+	if (n) {
+		c->una_since = now;
+		reorder_calm(c, n);	/* against the window before it grows */
+		mre_cc_conn_acked(c, n);
+	}
+}
+
+/*
+ * A response to our READ or ATOMIC @msn of stream @stream, whose request
+ * was TSN @tsn, arrived: the responder answers only a request it accepted,
+ * so the TSN is accepted, as an ACK would say. The request's path need
+ * not wait for that ACK, which the responder may then delay (data_hdr()
+ * does not ask for it): a READ is two packets on its critical path, not
+ * four. A TSN that no longer holds that request (retired, or reused) is
+ * left alone.
+ */
+static void answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
+		     u64 now)
+{
+	struct mre_txd *t = mre_txd_of(c, tsn);
+
+	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
+	    t->stream != stream || t->msn != msn ||
+	    !mre_op_answered(t->op) ||
+	    t->state == MRE_TXD_ACKED)
+		return;
+	c->ep->ctr.resp_acks++;
+	tsn_accept(c, tsn, now);
+	retire(c, now);
+}
+
+void mre_msg_ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
+{
+	u32 t, i, ahead = a->tsn_cum - c->tsn_una;
+
+	/* by count, not seq_lt(): two values 2^31 apart each precede the other */
+	if (ahead <= c->tsn_next - c->tsn_una)
+		for (t = c->tsn_una; ahead; ahead--, t++)
+			tsn_accept(c, t, now);
+	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
+		t = a->tsn_cum + 1 + i;
+		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
+			continue;
+		if (seq_ge(t, c->tsn_next))
+			break;
+		tsn_accept(c, t, now);
+	}
+	retire(c, now);
+}
+
 /* a READ or ATOMIC response for our message: place it, maybe complete */
 static void rx_response(struct mre_conn *c, struct mre_stream *s,
 			const struct mre_pkt *pkt)
@@ -180,7 +315,7 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 		r->done += d->plen;
 	}
 	if (!r->seen)
-		mre_recv_answered(c, r->tsn, s->id, r->msn, c->clock);
+		answered(c, r->tsn, s->id, r->msn, c->clock);
 	r->seen = 1;
 	if (e != MRE_SYN_NONE) {
 		/* our buffer for it went away (deregistered under the request) */
@@ -324,28 +459,6 @@ static void gate_run(struct mre_conn *c, u32 tsn)
 	}
 }
 
-bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s)
-{
-	if (!c->peer_marked || seq_ge(c->rxw.base, c->peer_mark))
-		return true;
-	if (mre_list_empty(&s->mnode))
-		mre_list_add_tail(&s->mnode, &c->markwait);
-	return false;
-}
-
-/* the receive window moved: streams waiting for a NAK may now complete */
-static void markwait_run(struct mre_conn *c)
-{
-	while (!mre_list_empty(&c->markwait) &&
-	       seq_ge(c->rxw.base, c->peer_mark)) {
-		struct mre_stream *s = MRE_CONTAINER_OF(c->markwait.next,
-							struct mre_stream, mnode);
-
-		mre_list_del(&s->mnode);
-		mre_stream_complete(s);
-	}
-}
-
 int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 {
 	u32 base = c->rxw.base, adv, t;
@@ -359,6 +472,6 @@ int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	c->nak = MRE_SYN_NONE;
 	for (t = 0; t < adv; t++)
 		gate_run(c, base + t);
-	markwait_run(c);
+	mre_conn_markwait_run(c);
 	return MRE_SYN_NONE;
 }

@@ -2,7 +2,8 @@
 /*
  * Messages at the receiver: placement of each new TSN's payload, and the
  * completion gate that runs, in TSN order, what must wait for order (a
- * receive completion, a READ or ATOMIC execution, a failure). See msg.c.
+ * receive completion, a READ or ATOMIC execution, a failure); at the
+ * sender: the TSNs the peer accepted retire in order. See msg.c.
  */
 #ifndef MRE_MSG_H
 #define MRE_MSG_H
@@ -18,10 +19,10 @@
  */
 int mre_msg_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
 /*
- * May completions of @s run, or must they wait for a NAK of the peer that
- * is still on its way? (In the latter case @s waits on c->markwait until
- * the receive window passes the peer's NAK mark.)
+ * The TSN part of ACK @a: what the receiver accepted. The accepted TSNs
+ * retire in order from tsn_una and their messages are acked (stream.c).
  */
-bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
+void mre_msg_ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a,
+		      u64 now);
 
 #endif /* MRE_MSG_H */

@@ -8,8 +8,8 @@
  * An ACK is handled in one direction: first the path it names settles its
  * PSNs (path.c), telling each TSN's descriptor whether it arrived or was
  * lost (tsn.c); then the connection accepts the TSNs the ACK covers, in
- * order, completing messages (stream.c) and settling, on whatever path
- * they went, the PSNs of accepted TSNs whose own ACK has not come yet.
+ * order (msg.c), completing messages (stream.c) and settling, on whatever
+ * path they went, the PSNs of accepted TSNs whose own ACK has not come yet.
  *
  * A DATA packet passes its path's window (path.c), then the connection's
  * TSN window: a new TSN goes to msg.c, which places it, accepts it and
@@ -24,135 +24,6 @@
 #include "send.h"
 #include "stream.h"
 #include "tsn.h"
-
-/*
- * FACK declared a packet lost and it was resent, but the receiver has
- * accepted its TSN before the resend could have got there (it has not
- * left yet, or left less than its path's smallest RTT ago): the first
- * transmission arrived, late, behind later PSNs of its own path. That is
- * reordering within a path (a repath onto a route of another length, a
- * fabric that sprays per packet): FACK waits for one more later PSN from
- * now on. The duplicates the receiver reports are not such evidence: on a
- * lossy fabric nearly all of them are resends after timeouts whose ACKs
- * were lost, and a threshold raised by each of them ends at 32.
- */
-static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
-			  u64 now)
-{
-	const struct mre_path *q = &c->paths[t->path];
-
-	if (!t->fack || (t->state != MRE_TXD_QUEUED &&
-			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
-			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))
-		return;
-	c->ep->ctr.loss_late++;
-	c->reorder_calm = 0;
-	if (c->reorder < MRE_REORDER_MAX)
-		c->reorder++;
-}
-
-static void tsn_accept(struct mre_conn *c, u32 tsn, u64 now)
-{
-	struct mre_txd *t = mre_txd_of(c, tsn);
-
-	spurious_fack(c, t, now);
-	if (t->state == MRE_TXD_OUT && t->path < c->npaths &&
-	    mre_cfg(c)->tsn_settle)
-		mre_path_arrived(&c->paths[t->path], c, t->psn, now);
-	if (t->state == MRE_TXD_WAIT)
-		c->n_wait--;
-	t->state = MRE_TXD_ACKED;
-}
-
-/*
- * A raised reorder threshold returns to reorder_pkts by one for every
- * connection window of TSNs accepted with no reordering seen: reordering
- * within a path is transient (a repath), and a threshold that only grew
- * would end at 32, where FACK no longer sees any loss on a path with a
- * few packets in flight and every loss waits for a timeout.
- */
-static void reorder_calm(struct mre_conn *c, u32 n)
-{
-	c->reorder_calm += n;
-	if (c->reorder_calm < c->cwnd >> MRE_FP)
-		return;
-	c->reorder_calm = 0;
-	if (c->reorder > mre_cfg(c)->reorder_pkts)
-		c->reorder--;
-}
-
-/* the accepted TSNs from tsn_una on retire; their messages are acked */
-static void retire(struct mre_conn *c, u64 now)
-{
-	u32 n = 0;
-
-	while (c->tsn_una != c->tsn_next) {
-		struct mre_txd *d = mre_txd_of(c, c->tsn_una);
-
-		if (d->state != MRE_TXD_ACKED)
-			break;
-		d->state = MRE_TXD_FREE;
-		c->tsn_una++;
-		n++;
-		if (d->dflags & MRE_DF_LAST && d->stream &&
-		    (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE ||
-		     d->op == MRE_OP_READ_REQ || d->op == MRE_OP_ATOMIC_REQ)) {
-			struct mre_stream *s = c->ep->ops->stream(c, d->stream);
-
-			if (s && s->conn == c)
-				mre_stream_msg_acked(s, d->msn);
-		}
-	}
-	if (n) {
-		c->una_since = now;
-		reorder_calm(c, n);	/* against the window before it grows */
-		mre_cc_conn_acked(c, n);
-	}
-}
-
-/*
- * A response to our READ or ATOMIC @msn of stream @stream, whose request
- * was TSN @tsn, arrived: the responder answers only a request it accepted,
- * so the TSN is accepted, as an ACK would say. The request's path need
- * not wait for that ACK, which the responder may then delay (data_hdr()
- * does not ask for it): a READ is two packets on its critical path, not
- * four. A TSN that no longer holds that request (retired, or reused) is
- * left alone.
- */
-void mre_recv_answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
-		       u64 now)
-{
-	struct mre_txd *t = mre_txd_of(c, tsn);
-
-	if (seq_lt(tsn, c->tsn_una) || seq_ge(tsn, c->tsn_next) ||
-	    t->stream != stream || t->msn != msn ||
-	    !mre_op_answered(t->op) ||
-	    t->state == MRE_TXD_ACKED)
-		return;
-	c->ep->ctr.resp_acks++;
-	tsn_accept(c, tsn, now);
-	retire(c, now);
-}
-
-/* the TSN part of an ACK: what the receiver accepted */
-static void ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
-{
-	u32 t, i, ahead = a->tsn_cum - c->tsn_una;
-
-	/* by count, not seq_lt(): two values 2^31 apart each precede the other */
-	if (ahead <= c->tsn_next - c->tsn_una)
-		for (t = c->tsn_una; ahead; ahead--, t++)
-			tsn_accept(c, t, now);
-	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
-		t = a->tsn_cum + 1 + i;
-		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
-			continue;
-		if (seq_ge(t, c->tsn_next))
-			break;
-		tsn_accept(c, t, now);
-	}
-	retire(c, now);
-}
 
 static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 {
@@ -186,10 +57,10 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 		c->ep->ctr.reorder_up++;
 	}
 	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
-	ack_tsns(c, a, now);
+	mre_msg_ack_tsns(c, a, now);
 	/*
 	 * Duplicates at the receiver: we resent something that had arrived
-	 * (counted; FACK's patience follows only spurious_fack()).
+	 * (counted; FACK's patience follows only spurious_fack(), msg.c).
 	 * ACKs travel on different paths and overtake each other; an older
 	 * count (it went backwards) must not become the reference, or the
 	 * next newer ACK counts the same duplicates again.
@@ -261,7 +132,7 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 		} else if (why == ACK_DELAY && mre_op_answered(d->op)) {
 			/*
 			 * Accepted: our response will say so (the requester
-			 * takes it as the request's ACK, mre_recv_answered()),
+			 * takes it as the request's ACK, answered() in msg.c),
 			 * and any later ACK of the path covers it too. No ACK
 			 * of its own, not even a delayed one: a READ is the
 			 * request, the response and the response's ACK.

@@ -6,42 +6,11 @@
 #include "stream.h"
 #include "conn.h"
 #include "engine.h"
-#include "msg.h"
 
-void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
-		       const struct mre_stream_attr *a)
+void mre_conn_activate(struct mre_conn *c, struct mre_stream *s)
 {
-	mre_memset(s, 0, sizeof(*s));
-	mre_list_init(&s->node);
-	mre_list_init(&s->mnode);
-	s->conn = c;
-	s->id = a->id;
-	s->remote_id = a->remote_id;
-	s->mtu = MRE_MAX(256u, MRE_MIN(a->mtu, (u32)MRE_MAX_PAYLOAD));
-	s->max_rd = (u8)MRE_MAX(1u, MRE_MIN(a->max_rd, (u32)MRE_RD_SLOTS));
-	s->rnr_retry = (u8)MRE_MIN(a->rnr_retry, 7u);
-	s->rnr_left = s->rnr_retry;
-	s->rnr_delay = a->rnr_delay_ns;
-	s->uc = a->uc;
-	s->state = MRE_STREAM_ACTIVE;
-	mre_list_add_tail(&s->anode, &c->attached);
-	c->nstreams++;
-}
-
-void mre_stream_detach(struct mre_stream *s)
-{
-	struct mre_conn *c = s->conn;
-
-	if (!c)
-		return;
-	mre_list_del(&s->node);
-	mre_list_del(&s->anode);
-	mre_list_del(&s->mnode);
-	c->nstreams--;
-	/* nothing in the connection may name this stream any more */
-	mre_conn_forget_stream(c, s->id);
-	s->state = MRE_STREAM_DETACHED;
-	s->conn = NULL;
+	if (mre_list_empty(&s->node))
+		mre_list_add_tail(&s->node, &c->active);
 }
 
 void mre_stream_kick(struct mre_stream *s)
@@ -258,6 +227,15 @@ static enum mre_status nak_status(u32 syn)
 	}
 }
 
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s)
+{
+	if (!c->peer_marked || seq_ge(c->rxw.base, c->peer_mark))
+		return true;
+	if (mre_list_empty(&s->mnode))
+		mre_list_add_tail(&s->mnode, &c->markwait);
+	return false;
+}
+
 void mre_stream_complete(struct mre_stream *s)
 {
 	const struct mre_ops *ops = s->conn->ep->ops;
@@ -290,6 +268,18 @@ void mre_stream_complete(struct mre_stream *s)
 	}
 	if (kick)
 		mre_stream_kick(s);
+}
+
+void mre_conn_markwait_run(struct mre_conn *c)
+{
+	while (!mre_list_empty(&c->markwait) &&
+	       seq_ge(c->rxw.base, c->peer_mark)) {
+		struct mre_stream *s = MRE_CONTAINER_OF(c->markwait.next,
+							struct mre_stream, mnode);
+
+		mre_list_del(&s->mnode);
+		mre_stream_complete(s);
+	}
 }
 
 /* the earliest failure wins; completions run in order up to it */

@@ -33,7 +33,7 @@ struct mre_txd;
 
 /*
  * A READ or ATOMIC request: its response answers it, and accepts its TSN
- * at the requester (mre_recv_answered()), so it neither asks for an ACK
+ * at the requester (answered(), msg.c), so it neither asks for an ACK
  * nor draws one.
  */
 static inline bool mre_op_answered(u8 op)
@@ -144,6 +144,16 @@ void mre_stream_nak_rx(struct mre_stream *s, u32 msn, u32 syn);
  * order, then the stream fails.
  */
 void mre_stream_msg_failed(struct mre_stream *s, u32 msn, enum mre_status st);
+/* put @s on the list of streams with something to send */
+void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
+/*
+ * May completions of @s run, or must they wait for a NAK of the peer that
+ * is still on its way? (In the latter case @s waits on c->markwait until
+ * the receive window passes the peer's NAK mark.)
+ */
+bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
+/* the receive window moved: streams waiting for a NAK may now complete */
+void mre_conn_markwait_run(struct mre_conn *c);
 
 
 #endif /* MRE_STREAM_H */

@@ -12,7 +12,7 @@
  * A path reports what became of each of its PSNs here (mre_tsn_arrived(),
  * mre_tsn_lost()); only the latest transmission of a TSN speaks for it.
  * Whether the receiver accepted a TSN is the connection's business
- * (recv.c), which frees descriptors in order.
+ * (msg.c, for ACKs and responses), which frees descriptors in order.
  */
 #ifndef MRE_TSN_H
 #define MRE_TSN_H
@@ -40,11 +40,5 @@ void mre_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
 		     const struct mre_pkt *ack, u64 now);
 /* ... was lost (@fack: FACK found it, not a timeout): resend it */
 void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, bool fack);
-/*
- * A response arrived to our READ or ATOMIC @msn of stream @stream, sent as
- * TSN @tsn: the responder accepted it (recv.c, with the ACKs' acceptances).
- */
-void mre_recv_answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
-		       u64 now);
 
 #endif /* MRE_TSN_H */
