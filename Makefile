@@ -27,7 +27,8 @@
 #   make dkms-source  the module's source + dkms.conf into $(DESTDIR)/usr/src/mroce-VERSION
 #   make checkpatch   scripts/checkpatch.pl from Debian's linux-source-6.1
 #   make sparse       module build with C=2 under Debian's sparse
-#   make layers       sizes and the glue's call graph (scripts/layers.py --check)
+#   make layers       sizes and the call graphs of the glue and of the engine
+#                     (scripts/layers.py --check)
 #
 # KDIR defaults to the headers of the kernel the guest boots: Debian
 # bookworm's linux-image-amd64 (see scripts/kver.sh).

@@ -5,11 +5,12 @@
    scripts/layers.py [--check] [--objs DIR] [--help]
 
 Prints, for kernel/*.c and kernel/engine/*.c: lines per file, the longest
-functions, and the call graph between the glue files (from the symbols
-each built object defines and uses, `nm`), with every call cycle. With
---check it exits 1 when a limit of Documentation/mroce.rst ("Size and
-shape") is broken: a glue file over 600 lines, an engine file over 1000,
-a function over 100 lines, a call cycle between glue files, or a counter
+functions, and the call graphs between the glue files and between the
+engine files (from the symbols each built object defines and uses, `nm`),
+with every call cycle. With --check it exits 1 when a limit of
+Documentation/mroce.rst ("Files") is broken: a glue file over 600 lines,
+an engine file over 1000, a function over 100 lines, a call cycle between
+glue files or between engine files, or a counter
 (the glue's, kernel/counters.c, or the engine's, MRE_COUNTERS in
 kernel/engine/ep.h) that Documentation/mroce.rst does not list, or a
 function its packet walk names that is not in the file it names. The call
@@ -109,6 +110,38 @@ def sccs(graph):
     return out
 
 
+def call_graph(group, files, objdir, verdict):
+    """The calls between the built objects of @files (nm): print, check for cycles."""
+    objs = {}
+    for f in files:
+        if f.endswith(".c"):
+            o = os.path.join(objdir, os.path.relpath(f, ROOT))[:-2] + ".o"
+            if os.path.exists(o):
+                objs[os.path.basename(f)[:-2]] = o
+    if len(objs) != len([f for f in files if f.endswith(".c")]):
+        print("%s call graph: module not built (make module), not checked" % group)
+        return
+    owner, uses = {}, {}
+    for name, o in objs.items():
+        d, u = nm_symbols(o)
+        for s in d:
+            owner[s] = name
+        uses[name] = u
+    graph = defaultdict(set)
+    for name in objs:
+        graph[name]
+        for s in uses[name]:
+            if s in owner and owner[s] != name:
+                graph[name].add(owner[s])
+    print("%s call graph (file: files it calls):" % group)
+    for name in sorted(graph):
+        print("  %-10s %s" % (name, " ".join(sorted(graph[name]))))
+    cyc = sccs(graph)
+    for c in cyc:
+        print("  cycle: " + " ".join(c))
+    verdict(not cyc, "no call cycle between %s files" % group)
+
+
 def main(argv):
     if "-h" in argv or "--help" in argv:
         print(__doc__.strip())
@@ -151,34 +184,8 @@ def main(argv):
     long_fns = ["%s:%s (%d)" % (f, name, n) for n, f, name, line in fns if n > FUNC_MAX]
     verdict(not long_fns, "function sizes" + (": " + ", ".join(long_fns) if long_fns else ""))
 
-    objs = {}
-    for f in glue:
-        if f.endswith(".c"):
-            o = os.path.join(objdir, os.path.relpath(f, ROOT))[:-2] + ".o"
-            if os.path.exists(o):
-                objs[os.path.basename(f)[:-2]] = o
-    if len(objs) != len([f for f in glue if f.endswith(".c")]):
-        print("call graph: module not built (make module), not checked")
-    else:
-        owner, uses = {}, {}
-        for name, o in objs.items():
-            d, u = nm_symbols(o)
-            for s in d:
-                owner[s] = name
-            uses[name] = u
-        graph = defaultdict(set)
-        for name in objs:
-            graph[name]
-            for s in uses[name]:
-                if s in owner and owner[s] != name:
-                    graph[name].add(owner[s])
-        print("glue call graph (file: files it calls):")
-        for name in sorted(graph):
-            print("  %-10s %s" % (name, " ".join(sorted(graph[name]))))
-        cyc = sccs(graph)
-        for c in cyc:
-            print("  cycle: " + " ".join(c))
-        verdict(not cyc, "no call cycle between glue files")
+    call_graph("glue", glue, objdir, verdict)
+    call_graph("engine", engine, objdir, verdict)
     names = re.findall(r'\.name\s*=\s*"(\w+)"',
                        open(os.path.join(ROOT, "kernel", "counters.c")).read())
     ep = open(os.path.join(ROOT, "kernel", "engine", "ep.h")).read()
