@@ -220,6 +220,7 @@ struct pair {
 	atomic_int stop;
 	/* the requester's */
 	unsigned long ok, err, recovers, stalls, post_err, st[32];
+	unsigned long stale;		/* a QP failed while being connected */
 	/* the churn thread's: per kind, and calls that failed */
 	unsigned long churn[5], churn_err;
 };
@@ -420,7 +421,20 @@ static int requester(struct pair *p, double secs, int gone_ok)
 		}
 		if (!failed || (inflight && now_s() - last < 2))
 			continue;
+		/*
+		 * A request of the pair's previous life may still reach the
+		 * responder after both were reset (the stream ids are the QP
+		 * numbers, and mroce, like a device with equal PSNs, cannot
+		 * tell lives apart), fail its new stream and put it in ERR
+		 * before RTS: counted, and connected once more.
+		 */
 		e = pair_connect(p->c.qp, &p->c, p->s.qp, &p->s);
+		for (i = 0; e == EINVAL && i < 3 &&
+		     (qp_state(p->c.qp) == IBV_QPS_ERR ||
+		      qp_state(p->s.qp) == IBV_QPS_ERR); i++) {
+			p->stale++;
+			e = pair_connect(p->c.qp, &p->c, p->s.qp, &p->s);
+		}
 		if (e && (side_gone(&p->c) || side_gone(&p->s)))
 			return gone_ok ? 0 : 1;
 		if (e) {
@@ -575,8 +589,8 @@ static void pair_report(struct pair *p, const char *what, double secs)
 	for (i = 0; i < 32; i++)
 		if (p->st[i])
 			printf(" %s %lu", ibv_wc_status_str(i), p->st[i]);
-	printf(" ), %lu reconnects, %lu stalls, %lu posts refused, in %.1f s\n",
-	       p->recovers, p->stalls, p->post_err, secs);
+	printf(" ), %lu reconnects (%lu again: a QP failed meanwhile), %lu stalls, %lu posts refused, in %.1f s\n",
+	       p->recovers, p->stale, p->stalls, p->post_err, secs);
 }
 
 /* the pair's objects given back; the calls may fail on a device gone */

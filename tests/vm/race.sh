@@ -111,8 +111,10 @@ pair_up
 t_ok "pair of devices on a veth pair, their GIDs ($CG, $SG)" test -n "$CG" -a -n "$SG"
 
 if on mr; then
+	snap "$C_DEV" "$S_DEV"
 	phase_start mr mroce-race mr "$C_DEV" "$CG" "$S_DEV" "$SG" "$SECS"
 	phase_end
+	echo "# mr: counters that moved: $(delta "$C_DEV" "$S_DEV")"
 	t_ok "mr: every kind of change met operations in flight" \
 		grep -qE 'churned: [1-9][0-9]* dereg.* [1-9][0-9]* rereg translation, [1-9][0-9]* rereg rights, [1-9][0-9]* windows, [1-9][0-9]* sink' /tmp/race-mr
 fi
