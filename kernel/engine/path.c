@@ -6,7 +6,10 @@
  *   rto_at    armed when a PSN goes out with none outstanding, re-armed on
  *             every ACK that settles something, cleared when nothing is
  *             outstanding. Fires: everything outstanding is lost, the path
- *             gets a new source port, SUSPECT, or FAILED after fail_rtos.
+ *             gets a new source port, SUSPECT, or FAILED after fail_rtos;
+ *             if nothing was heard from the peer, only the oldest is lost
+ *             (conn_stall_rto()), and from the second such in a row the
+ *             path moves and probes.
  *   probe_at  armed while FAILED (not while its plane is down). Fires: a
  *             PROBE on a fresh source port; the interval doubles up to
  *             probe_max_ns. An ACK covering a probe makes the path GOOD.
@@ -545,6 +548,7 @@ static void ack_measure(struct mre_path *p, struct mre_conn *c,
 		    p->health == MRE_PATH_SUSPECT)
 			recovered(p, c);
 		p->n_rto = 0;
+		p->n_stall = 0;
 	}
 	if (p->health != MRE_PATH_FAILED) {
 		mre_cc_path_ack(p, c, n->acked, n->lost, ce);
@@ -606,6 +610,7 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		return;
 	settle(p, c, psn);
 	loss_sample(p, c, false);
+	p->n_stall = 0;
 	p->st_acked++;
 	p->st_tsn_acked++;
 	advance_una(p);
@@ -693,18 +698,51 @@ static u64 stall_rto_max(const struct mre_config *cfg)
 }
 
 /*
+ * Stall RTOs in a row, with nothing at all heard from the peer in between,
+ * after which a stalled path moves (see conn_stall_rto()).
+ */
+#define MRE_STALL_MOVE	2
+
+/*
  * Nothing at all came back from the peer since this path's timer was
  * armed: the silence is the connection's (the peer, or this host, is
  * stalled), not evidence against the path. Resend the oldest packet, as a
- * probe, and back off; the path keeps its health and route. (A real
- * dead peer is caught by dead_ns.)
+ * probe, and back off; the path keeps its health. (A real dead peer is
+ * caught by dead_ns.)
+ *
+ * But the silence may also be every route's at once: each path's data,
+ * or the ACKs for it (the peer's source ports), crossing a dead link,
+ * while other ports would get through (a black hole on a fabric whose
+ * other plane is down). Then nothing recovers by itself: the resends go
+ * to sibling paths on dead routes too, silence (path_silent()) needs a
+ * sibling heard, and the peer moves its ACK route only on a PROBE. So
+ * from the MRE_STALL_MOVE-th stall RTO in a row with nothing heard since
+ * the one before, the path also takes a new source port and, if it has
+ * an RTT sample of its own, sends a PROBE there (true: the caller sends
+ * it), which the peer answers on a new port of its own; the first answer
+ * ends the stall. The probe is the path's tail probe too (its ACK shows
+ * what got there), and unanswered older probes give way to it, or each
+ * would keep a packet of the window. Still no health change, no window
+ * cut and no failure; and a path never heard at all (an incast sender
+ * whose first packets were all dropped at a swamped receiver) only moves:
+ * its probes would add to the swamp, and their answers would make its
+ * siblings' dropped packets look like silence. A host descheduled for
+ * longer than an RTO fires one stall RTO per path before it reads its
+ * ACKs, which resets the count.
  */
-static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
+static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 	u32 psn = p->psn_una;
+	bool move, probe = false;
 
 	c->ep->ctr.rto_stall++;
+	if (c->last_ack <= p->rto_base) {
+		if (p->n_stall < 0xff)
+			p->n_stall++;
+	} else {
+		p->n_stall = 0;
+	}
 	while (psn != p->psn_next && is_settled(p, psn))
 		psn++;
 	if (psn != p->psn_next) {
@@ -713,11 +751,30 @@ static void conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 		advance_una(p);
 		tlp_settled(p);
 	}
+	move = p->n_stall >= MRE_STALL_MOVE && !p->plane_down;
+	if (move) {
+		mre_path_repath(p, c, MRE_TRW_STALL);
+		probe = p->srtt != 0;
+	}
+	if (probe) {
+		/* unanswered probes give way to the new one (the window) */
+		for (psn = p->psn_una; psn != p->psn_next; psn++)
+			if (!is_settled(p, psn) &&
+			    p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
+				settle_lost(p, c, psn, MRE_TRW_STALL);
+		advance_una(p);
+		/* it is the tail probe too: its ACK shows what got there */
+		p->tlp_at = 0;
+		p->tlp_psn = p->psn_next;
+		p->tlp_sent = (u32)now;
+		p->tlp_out = true;
+	}
 	p->rto = MRE_MIN(p->rto * 2, stall_rto_max(cfg));
 	p->rto_base = now;
 	p->rto_at = p->inflight ? now + p->rto +
 		    c->ep->ops->random(c->ep) % (p->rto / 2 + 1) : 0;
 	quiet_arm(p, c, now);
+	return probe;
 }
 
 /*
@@ -745,26 +802,27 @@ static bool heard_after_oldest(const struct mre_path *p, struct mre_conn *c)
 	return true;
 }
 
-static void path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
+/* true: a PROBE must go out on @p now (a stalled path that moved) */
+static bool path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
 	if (c->npaths > 1 && (c->last_ack <= p->rto_base ||
-			      !heard_after_oldest(p, c))) {
-		conn_stall_rto(p, c, now);
-		return;
-	}
+			      !heard_after_oldest(p, c)))
+		return conn_stall_rto(p, c, now);
 	c->ep->ctr.rto++;
 	p->n_rto++;
+	p->n_stall = 0;
 	settle_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_RTO);
 	mre_cc_path_rto(p, c);
 	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
 	if (p->n_rto >= cfg->fail_rtos) {
 		mre_path_fail(p, c, now, MRE_TRW_RTO);
-		return;
+		return false;
 	}
 	set_health(p, c, MRE_PATH_SUSPECT, MRE_TRW_RTO);
 	mre_path_repath(p, c, MRE_TRW_RTO);
+	return false;
 }
 
 /*
@@ -812,11 +870,11 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 			settle_all_lost(p, c, &c->ep->ctr.loss_rto,
 					MRE_TRW_PROBE);
 		else
-			path_rto(p, c, now);
+			probe = path_rto(p, c, now);
 	}
 	quiet_check(p, c, now);
 	if (p->tlp_at && now >= p->tlp_at)
-		probe = tlp_fire(p, c, now);
+		probe |= tlp_fire(p, c, now);
 	if (p->probe_at && now >= p->probe_at &&
 	    p->health == MRE_PATH_FAILED && !p->plane_down) {
 		settle_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_PROBE);

@@ -46,6 +46,7 @@ struct mre_path {
 	u16 src_port;
 	u8 health;
 	u8 n_rto;		/* consecutive RTOs without an ACK in between */
+	u8 n_stall;		/* consecutive stall RTOs, nothing heard */
 	bool plane_down;	/* the embedder said the plane is down */
 
 	/* transmit */

@@ -497,6 +497,42 @@ static void t_mroce_plane_down(void)
 }
 
 /*
+ * Plane 1 goes down (the hosts see it), then one of plane 0's two spines
+ * is black-holed both ways: each path of the connection has its data or
+ * its ACKs (the receiver's source port for it) on the dead spine with
+ * probability 3/4, and in these seeds all four live paths do, so the
+ * sender hears nothing at all and every path is in stall mode. The
+ * other spine delivers: stalled paths must move (a new source port and
+ * a PROBE, which moves the receiver's ACK route too) instead of resending
+ * into the black hole until dead_ns fails the connection (the guest
+ * fabric test's failure, testing.rst "Known failures").
+ */
+static void t_mroce_stall_moves(void)
+{
+	static const u64 seeds[] = { 1, 3, 4 };
+	struct mre_counters k;
+	struct scen s;
+	u32 i;
+
+	for (i = 0; i < MRE_ARRAY_SIZE(seeds); i++) {
+		parallel(&s, 2, 32 << 20);
+		s.seed = seeds[i];
+		s.tc.planes = 2;
+		scen_fault(&s, 500000, SCEN_PLANE_DOWN, 1, SCEN_CARRIER);
+		scen_fault(&s, 1000000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST,
+			   SCEN_ALL_PLANES);
+		run(&s, "mroce_stall_moves");
+		verdict_clean(&s);
+		scen_counters(&s, &k);
+		CHECK(k.rto_stall > 0);		/* it did stall */
+		CHECK_EQ(k.conn_fail, 0);
+		/* 32 MiB on one plane after 0.5 ms is ~2.3 ms unhurt */
+		CHECK(rep_end(&s) < 3000000);
+		scen_free(&s);
+	}
+}
+
+/*
  * A ring all-reduce over the 16 hosts of a k = 4 fat tree, 1 % loss on every
  * switch-switch link: 30 steps of 16 KiB per rank, each gated on the step
  * before coming in from the previous rank (workload.h), ranks dealt over
@@ -719,6 +755,7 @@ static const struct {
 	{ "mroce_fattree128", t_mroce_fattree128 },
 	{ "mroce_leafspine_degraded", t_mroce_leafspine_degraded },
 	{ "mroce_plane_down", t_mroce_plane_down },
+	{ "mroce_stall_moves", t_mroce_stall_moves },
 	{ "mroce_ring_allreduce", t_mroce_ring_allreduce },
 	{ "determinism", t_determinism },
 	{ "rocev2_lossless", t_rocev2_lossless },

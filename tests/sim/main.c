@@ -20,6 +20,13 @@
  *	--ring N (bytes of each flow's destination window without --check)
  *	--msg N (WRITE size)  --depth N (WRITEs posted per QP)
  *	--oversub R (fat tree: edge uplinks at 1/R of the rate)
+ *	--blackhole-all-us T (busiest spine of plane 0, on every plane)
+ *	--plane-down-us T (plane 1's links down, and the hosts see it)
+ *	--bidir (parallel: a flow 1 -> 0 as well)
+ *	--ack-blackhole-us T --ack-spines MASK (parallel, plane 0: the
+ *	spines in MASK drop what they send toward host 0, the ACKs of flow 0)
+ *	engine: --rto-min-us N  --rto-init-us N  --ack-freq N
+ *	--ack-delay-us N  --dead-ms N
  *
  * MRE_SIM_ALLCTR=1 in the environment adds every nonzero engine counter
  * to a MetaRoCE summary.
@@ -37,6 +44,10 @@ static int usage(void)
 		"       --blackhole-us T --seed N --check --trace\n"
 		"       --end-us T --sample-ns N --no-hints 1 --tsv FILE --paths\n"
 		"       --ring N --msg N --depth N --oversub R\n"
+		"       --blackhole-all-us T --plane-down-us T --bidir\n"
+		"       --ack-blackhole-us T --ack-spines MASK\n"
+		"       --rto-min-us N --rto-init-us N --ack-freq N\n"
+		"       --ack-delay-us N --dead-ms N\n"
 		"  fab: one run of bench fattree/taildrop/planes/collective/scale by name\n"
 		"       (no NAME: the list)\n");
 	return 2;
@@ -51,6 +62,8 @@ static bool opt(int argc, char **argv, int *i, const char *name, u64 *v)
 }
 
 static const char *tsv;
+static bool bidir;
+static u64 ack_bh_at, ack_spines;
 
 static void show_paths(struct scen *s)
 {
@@ -86,6 +99,28 @@ static int parse_run(int argc, char **argv, struct scen *s, u64 *bytes)
 			s->spine_skew_ns = v;
 		else if (opt(argc, argv, &i, "--blackhole-us", &v))
 			scen_fault(s, v * 1000, SCEN_SPINE_BLACKHOLE, SCEN_BUSIEST, 0);
+		else if (opt(argc, argv, &i, "--blackhole-all-us", &v))
+			scen_fault(s, v * 1000, SCEN_SPINE_BLACKHOLE,
+				   SCEN_BUSIEST, SCEN_ALL_PLANES);
+		else if (opt(argc, argv, &i, "--plane-down-us", &v))
+			scen_fault(s, v * 1000, SCEN_PLANE_DOWN, 1,
+				   SCEN_CARRIER);
+		else if (opt(argc, argv, &i, "--ack-blackhole-us", &v))
+			ack_bh_at = v * 1000;
+		else if (opt(argc, argv, &i, "--ack-spines", &v))
+			ack_spines = v;
+		else if (!strcmp(argv[i], "--bidir"))
+			bidir = true;
+		else if (opt(argc, argv, &i, "--rto-min-us", &v))
+			s->cfg.rto_min_ns = v * 1000;
+		else if (opt(argc, argv, &i, "--rto-init-us", &v))
+			s->cfg.rto_init_ns = v * 1000;
+		else if (opt(argc, argv, &i, "--ack-freq", &v))
+			s->cfg.ack_freq = (u32)v;
+		else if (opt(argc, argv, &i, "--ack-delay-us", &v))
+			s->cfg.ack_delay_ns = v * 1000;
+		else if (opt(argc, argv, &i, "--dead-ms", &v))
+			s->cfg.dead_ns = v * 1000000;
 		else if (opt(argc, argv, &i, "--seed", &v))
 			s->seed = v;
 		else if (opt(argc, argv, &i, "--end-us", &v))
@@ -123,6 +158,8 @@ static void add_flows(struct scen *s, u64 bytes)
 	switch (s->shape) {
 	case SCEN_PARALLEL:
 		scen_flow(s, 0, 1, bytes, 0);
+		if (bidir)
+			scen_flow(s, 1, 0, bytes, 0);
 		break;
 	case SCEN_INCAST:
 		s->nleaves = s->nleaves ? s->nleaves : 2;
@@ -142,12 +179,17 @@ static int cmd_run(int argc, char **argv)
 {
 	struct scen s;
 	u64 bytes = 8 << 20;
+	u32 i;
 
 	scen_defaults(&s);
 	s.nsend = 16;
 	s.fat_k = 4;
 	if (parse_run(argc, argv, &s, &bytes))
 		return usage();
+	for (i = 0; ack_bh_at && i < 64; i++)
+		if (ack_spines ? ack_spines >> i & 1 : !i)
+			scen_fault(&s, ack_bh_at, SCEN_SPINE_ACK_BLACKHOLE,
+				   ack_spines ? i : SCEN_BUSIEST, 0);
 	add_flows(&s, bytes);
 	if (scen_run(&s)) {
 		fprintf(stderr, "engine refused the configuration: %s\n",

@@ -202,19 +202,40 @@ static u32 busiest_ack_spine(struct scen *s)
 	return best;
 }
 
+/* MetaRoCE: every host's connections learn that @plane went down */
+static void plane_carrier(struct scen *s, u32 plane)
+{
+	u32 i, j;
+
+	if (s->xport != WL_MROCE)
+		return;
+	for (i = 0; i < s->topo.nhosts; i++) {
+		struct xp_mroce *xp = s->wl.xp[i];
+
+		for (j = 0; j < xp->npeers; j++)
+			if (xp->node.conns[j])
+				mre_conn_plane(xp->node.conns[j], s->sim.now,
+					       plane, false);
+		sim_host_kick(s->topo.hosts[i]);
+	}
+}
+
 static void fault_ev(struct sim *sim, void *obj, u64 idx)
 {
 	struct scen *s = obj;
 	const struct scen_fault *f = &s->faults[idx];
 	struct sim_link *l = f->target < s->topo.nlinks ?
 			     s->topo.links[f->target] : NULL;
+	u32 i;
 
 	sim_trace(sim, "fault", f->kind, f->target, f->value, 0);
 	switch (f->kind) {
 	case SCEN_SPINE_BLACKHOLE:
 		s->blackholed = f->target == SCEN_BUSIEST ? busiest_spine(s) :
 				f->target;
-		s->topo.spine[0][s->blackholed]->blackhole = true;
+		for (i = 0; i < (f->value == SCEN_ALL_PLANES ?
+				 s->topo.nplanes : 1); i++)
+			s->topo.spine[i][s->blackholed]->blackhole = true;
 		if (s->xport == WL_MROCE && s->nflows)
 			s->gate_mark = flow_conn(s, s->wl.flows[0].src,
 						 s->wl.flows[0].dst)->tsn_next;
@@ -238,6 +259,8 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 	case SCEN_PLANE_DOWN:
 		topo_plane_state(&s->topo, f->target, SIM_LINK_DOWN);
 		topo_route(&s->topo);
+		if (f->value == SCEN_CARRIER)
+			plane_carrier(s, f->target);
 		break;
 	case SCEN_PORT_DEGRADE:
 		if (l)

@@ -25,6 +25,8 @@
 
 #define SCEN_MAX_FAULTS	8
 #define SCEN_BUSIEST	0xffffffffu	/* fault target: the busiest spine */
+#define SCEN_ALL_PLANES	1	/* SCEN_SPINE_BLACKHOLE value: every plane */
+#define SCEN_CARRIER	1	/* SCEN_PLANE_DOWN value: hosts see it */
 
 enum scen_topo {
 	SCEN_PARALLEL,		/* k spines between two hosts */
@@ -34,7 +36,9 @@ enum scen_topo {
 };
 
 enum scen_fault_kind {
-	SCEN_SPINE_BLACKHOLE,	/* spine target of plane 0 drops everything */
+	SCEN_SPINE_BLACKHOLE,	/* spine target of plane 0 drops everything
+				 * (value SCEN_ALL_PLANES: that spine of
+				 * every plane) */
 	SCEN_LINK_BLACKHOLE,	/* link target */
 	SCEN_LINK_DOWN,		/* link target, and routing converges */
 	SCEN_LINK_UP,
@@ -43,7 +47,10 @@ enum scen_fault_kind {
 				   * what it sends toward host 0 (the ACKs of
 				   * flow 0 -> 1), nothing else; SCEN_BUSIEST:
 				   * the spine that sent it the most */
-	SCEN_PLANE_DOWN,	/* every link of plane target down; reroute */
+	SCEN_PLANE_DOWN,	/* every link of plane target down; reroute
+				 * (value SCEN_CARRIER: and every host's
+				 * connections are told, as the kernel does
+				 * when its NIC of the plane loses carrier) */
 	SCEN_PORT_DEGRADE,	/* link target's direction b -> a (the second
 				 * node it was built with toward the first) at
 				 * value % of its rate, buffer and ECN marks */
