@@ -26,15 +26,19 @@ static void show_peer(struct mroce_peer *peer, void *arg)
 {
 	struct seq_file *m = arg;
 	const struct mre_conn *c = &peer->conn;
+	kuid_t owner;
 	u64 now;
 	u32 i;
 
+	spin_lock_bh(&peer->mdev->peers_lock);	/* the owner's */
+	owner = peer->owner;
+	spin_unlock_bh(&peer->mdev->peers_lock);
 	spin_lock_bh(&peer->lock);
 	now = max(mroce_clock_ns(), c->clock);
-	seq_printf(m, "peer %pISc from %pISc cid %#llx remote %#llx %s streams %u\n",
+	seq_printf(m, "peer %pISc from %pISc cid %#llx remote %#llx %s streams %u owner %d\n",
 		   &peer->daddr, &peer->saddr, c->cid, c->remote_cid,
-		   mre_conn_state_name(c->state),
-		   c->nstreams);
+		   mre_conn_state_name(c->state), c->nstreams,
+		   uid_valid(owner) ? (int)from_kuid(&init_user_ns, owner) : -1);
 	seq_printf(m, "  tsn una %u next %u out %u wait %u retxq %u cwnd %u rate %u Mbit/s reorder %u last ack %lluus ago rx gate %u\n",
 		   c->tsn_una, c->tsn_next, c->inflight, c->n_wait,
 		   c->rtxq_tail - c->rtxq_head, c->cwnd >> MRE_FP, c->rate_mbps,

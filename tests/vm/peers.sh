@@ -104,6 +104,8 @@ hold $UB /tmp/peers-b $(addrs 30 32)
 show /tmp/peers-b "quota, user $UB"
 t_ok "quota: user $UB can still make peers to new nodes (3 of 3)" \
 	said /tmp/peers-b 3 0
+t_ok "quota: debugfs peers names each one's owner (3 of $UA, 3 of $UB)" \
+	test "$(grep -c "^peer .* owner $UA\$" "$PEERS")" = 3 -a "$(grep -c "^peer .* owner $UB\$" "$PEERS")" = 3
 run $UC /tmp/peers-c $(addrs 40 41)
 show /tmp/peers-c "quota, user $UC"
 t_ok "quota: user $UC makes the 7th peer, the 8th is left to CONNECTs" \
