@@ -110,7 +110,7 @@ step guest-race needs=module,provider,rig-image \
 step guest-peers needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -t 600 -n ci-peers tests/vm/peers.sh
 step guest-trace needs=module,provider,rig-image \
-  scripts/vm/run-guest.sh -P -t 300 -n ci-trace tests/vm/trace.sh
+  scripts/vm/run-guest.sh -P -t 450 -n ci-trace tests/vm/trace.sh
 step guest-frwr needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_frwr_test.ko -t 300 -n ci-frwr tests/vm/frwr.sh
 # the offload boundary: registration contract, claim/attach/unload, a

@@ -8,7 +8,7 @@
 #   - a peer that goes silent under a running transfer (netem loss 100 %)
 #     shows the connection failing (why dead) and the error completion.
 #
-#   scripts/vm/run-guest.sh -P -t 300 tests/vm/trace.sh [-- loss=2% n=300]
+#   scripts/vm/run-guest.sh -P -t 450 tests/vm/trace.sh [-- loss=2% n=300]
 . /mnt/host/lib.sh
 PAIR_LOG=${RIG_OUT:-/tmp}/trace	# logs: scripts/vm/runs/NAME/share/out/trace/
 mkdir -p "$PAIR_LOG"
