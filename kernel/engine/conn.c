@@ -64,6 +64,10 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	c->cnak_stream = 0;
 	c->reorder = mre_cfg(c)->reorder_pkts;
 	c->reorder_calm = 0;
+	c->time_at = 0;
+	c->time_on = false;
+	c->time_mult = 1;
+	c->time_calm = 0;
 	c->heard_sent = 0;
 	c->loss_ewma = 0;
 	mre_path_silence_k(c);

@@ -62,7 +62,8 @@ struct mre_txd {
 	u8 state;
 	u8 path;		/* of the latest transmission */
 	u8 xmits;		/* transmissions (saturates) */
-	u8 fack;		/* the latest replaces one FACK declared lost */
+	u8 fack;		/* the latest replaces one lost: 1 by FACK,
+				 * 2 by send time (loss.c) */
 	u32 sent;		/* when (low 32 bits of ns) it was latest sent */
 };
 
@@ -127,6 +128,17 @@ struct mre_conn {
 	u32 since_ask;		/* packets sent since one asked for an ACK */
 	u32 reorder_calm;	/* TSNs accepted since reorder last grew */
 	u32 inflight;		/* sum of the paths' */
+	/* loss by send time, across paths (loss.c) */
+	u64 time_at;		/* a PSN's time is up then (0: none) */
+	u32 time_sent;		/* newest send time delivered (ns, low 32), */
+	u32 time_tsn;		/* ... its TSN (orders a burst's packets), */
+	u32 time_rtt;		/* ... its round trip when we heard of it, */
+	u8 time_path;		/* ... its path; */
+	bool time_on;		/* ... valid */
+	u8 time_mult;		/* reordering window, quarters of least RTT */
+#define MRE_TIME_MULT_MAX 8	/* ... up to this many */
+	u8 time_calm;		/* reorder windows since time_mult last grew */
+#define MRE_TIME_CALM	4	/* ... after this many, time_mult falls */
 
 	/* receive TSN space */
 	struct mre_win rxw;

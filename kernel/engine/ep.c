@@ -47,6 +47,7 @@ static const char *const trace_why_names[] = {
 	[MRE_TRW_ACKED] = "acked",
 	[MRE_TRW_ECN] = "ecn",
 	[MRE_TRW_LOSS] = "loss",
+	[MRE_TRW_TIME] = "time",
 };
 
 MRE_STATIC_ASSERT(MRE_ARRAY_SIZE(trace_ev_names) == MRE_TR_MAX, "trace events");
@@ -76,6 +77,7 @@ void mre_config_default(struct mre_config *cfg)
 		.rto_min_ns = 50000,
 		.tlp = 1,
 		.tsn_settle = 1,
+		.loss_time = 1,
 		.rto_max_ns = 100000000,
 		.reorder_pkts = 3,
 		.fail_rtos = 2,

@@ -42,6 +42,7 @@ struct mre_config {
 	u64 rto_min_ns;
 	u32 tlp;		/* 1: tail probes (path.c) */
 	u32 tsn_settle;		/* 1: a TSN accepted settles its PSN (path.c) */
+	u32 loss_time;		/* 1: loss by send time across paths (loss.c) */
 	u64 tlp_min_ns;		/* a tail probe waits at least this long */
 	u64 rto_max_ns;
 	u32 reorder_pkts;	/* loss when this many later PSNs are SACKed */
@@ -102,7 +103,8 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(connect_cookie) X(drop_foreign) X(challenge_tx)		\
 	X(drop_plane_addr) X(loss_cut)	X(drop_src)			\
 	X(plane_challenge_tx) X(plane_echo_tx) X(plane_echo_rx)		\
-	X(drop_echo)	X(plane_unproven) X(drop_reopen)
+	X(drop_echo)	X(plane_unproven) X(drop_reopen)		\
+	X(loss_time)	X(loss_time_late)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;
@@ -247,6 +249,7 @@ enum mre_trace_why {
 	MRE_TRW_ACKED,		/* an ACK (of a probe, on a suspect path) recovered it */
 	MRE_TRW_ECN,		/* cut: CE marks in the window */
 	MRE_TRW_LOSS,		/* cut: losses in the window (loss_beta_shift) */
+	MRE_TRW_TIME,		/* one sent after it, on any path, arrived */
 	MRE_TRW_MAX
 };
 

@@ -162,9 +162,12 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
  * transmission arrived, late, behind later PSNs of its own path. That is
  * reordering within a path (a repath onto a route of another length, a
  * fabric that sprays per packet): FACK waits for one more later PSN from
- * now on. The duplicates the receiver reports are not such evidence: on a
- * lossy fabric nearly all of them are resends after timeouts whose ACKs
- * were lost, and a threshold raised by each of them ends at 32.
+ * now on. Declared lost by send time (loss.c), it was overtaken by packets
+ * of other paths by more than the reordering window: that window grows by
+ * a quarter of the least RTT instead. The duplicates the receiver reports
+ * are not such evidence: on a lossy fabric nearly all of them are resends
+ * after timeouts whose ACKs were lost, and a threshold raised by each of
+ * them ends at 32.
  */
 static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
 			  u64 now)
@@ -175,8 +178,15 @@ static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
 			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
 			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))
 		return;
-	c->ep->ctr.loss_late++;
 	c->reorder_calm = 0;
+	if (t->fack == 2) {
+		c->time_calm = 0;
+		c->ep->ctr.loss_time_late++;
+		if (c->time_mult < MRE_TIME_MULT_MAX)
+			c->time_mult++;
+		return;
+	}
+	c->ep->ctr.loss_late++;
 	if (c->reorder < MRE_REORDER_MAX)
 		c->reorder++;
 }
@@ -209,6 +219,11 @@ static void reorder_calm(struct mre_conn *c, u32 n)
 	c->reorder_calm = 0;
 	if (c->reorder > mre_cfg(c)->reorder_pkts)
 		c->reorder--;
+	/* the send-time window falls back slower: every MRE_TIME_CALM */
+	if (c->time_mult > 1 && ++c->time_calm >= MRE_TIME_CALM) {
+		c->time_calm = 0;
+		c->time_mult--;
+	}
 }
 
 /* the accepted TSNs from tsn_una on retire; their messages are acked */

@@ -23,6 +23,7 @@
 #include "cc.h"
 #include "conn.h"
 #include "ep.h"
+#include "loss.h"
 #include "tsn.h"
 
 static const char *const health_names[] = {
@@ -301,7 +302,7 @@ static void loss_sample(struct mre_path *p, struct mre_conn *c, bool lost)
 		       (lost ? 64 : 0);
 }
 
-/* @psn is lost, as @why found (MRE_TRW_FAST: FACK said so, not a timer) */
+/* @psn is lost, as @why found (FAST: FACK, TIME: by send time; or a timer) */
 static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
 			u8 why)
 {
@@ -317,7 +318,8 @@ static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
 		return;
 	p->st_lost++;
 	loss_sample(p, c, true);
-	mre_tsn_lost(c, tsn, p->id, psn, why == MRE_TRW_FAST);
+	mre_tsn_lost(c, tsn, p->id, psn, why == MRE_TRW_FAST ? 1 :
+		     why == MRE_TRW_TIME ? 2 : 0);
 }
 
 static void advance_una(struct mre_path *p)
@@ -433,15 +435,20 @@ static void ack_one(struct mre_path *p, struct mre_conn *c, u32 psn,
 		    const struct mre_pkt *pkt, u64 now, struct ack_news *n)
 {
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+	const struct mre_txd *t;
 
 	n->tlp_seen |= p->tlp_out && psn == p->tlp_psn;
 	settle(p, c, psn);
 	loss_sample(p, c, false);
 	n->acked++;
-	if (tsn == MRE_PSN_PROBE)
+	if (tsn == MRE_PSN_PROBE) {
 		n->probe_acked = true;
-	else
-		mre_tsn_arrived(c, tsn, p->id, psn, pkt, now);
+		return;
+	}
+	t = mre_txd_of(c, tsn);
+	if (t->path == p->id && t->psn == psn)
+		mre_loss_delivered(c, t, tsn, now);
+	mre_tsn_arrived(c, tsn, p->id, psn, pkt, now);
 }
 
 /* everything below psn_cum arrived; the SACK bits cover the rest */
@@ -605,9 +612,17 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		      u64 now)
 {
+	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+	const struct mre_txd *t;
+
 	if (seq_lt(psn, p->psn_una) || !seq_lt(psn, p->psn_next) ||
 	    is_settled(p, psn))
 		return;
+	/* news for loss.c, unless it may be an earlier transmission's */
+	t = mre_txd_of(c, tsn);
+	if (tsn != MRE_PSN_PROBE &&
+	    (t->xmits < 2 || (u32)now - t->sent >= p->min_rtt))
+		mre_loss_delivered(c, t, tsn, now);
 	settle(p, c, psn);
 	loss_sample(p, c, false);
 	p->n_stall = 0;
@@ -627,6 +642,51 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 			tlp_arm(p, c, now);
 	}
 	quiet_arm(p, c, now);
+}
+
+u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
+		       u32 newest_tsn, u64 wait, u64 now)
+{
+	u32 psn, n = 0;
+	u64 due = 0;
+
+	for (psn = p->psn_una; psn != p->psn_next; psn++) {
+		u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)], age;
+		const struct mre_txd *t;
+
+		if (is_settled(p, psn) || tsn == MRE_PSN_PROBE)
+			continue;
+		t = mre_txd_of(c, tsn);
+		if (t->path != p->id || t->psn != psn)
+			continue;
+		if (!mre_loss_before(t, tsn, newest, newest_tsn))
+			break;		/* the rest of @p left later still */
+		age = (u32)now - t->sent;
+		if (age < wait) {
+			due = wait - age;
+			break;
+		}
+		settle_lost(p, c, psn, MRE_TRW_TIME);
+		n++;
+	}
+	if (!n)
+		return due;
+	c->ep->ctr.loss_time += n;
+	advance_una(p);
+	tlp_settled(p);
+	if (p->health != MRE_PATH_FAILED) {
+		mre_cc_path_ack(p, c, 0, n, 0);
+		check_repath(p, c);
+	}
+	/*
+	 * No quiet_arm(): these were not heard of either, and a black-holed
+	 * path must still be found silent, not lose each new packet by time.
+	 */
+	if (!p->inflight) {
+		p->rto_at = 0;
+		p->tlp_at = 0;
+	}
+	return due;
 }
 
 void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why)

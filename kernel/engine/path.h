@@ -142,6 +142,14 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now);
  */
 void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		      u64 now);
+/*
+ * Loss by send time (loss.c): every unsettled DATA PSN of @p sent before
+ * the newest packet delivered on any path (sent at @newest, ns, low 32
+ * bits, as TSN @newest_tsn) and at least @wait ago is lost. Returns how
+ * long until the next PSN of @p sent before that one is due (0: none).
+ */
+u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
+		       u32 newest_tsn, u64 wait, u64 now);
 /* give @p a new source port (keeps its sequence); @why: enum mre_trace_why */
 void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why);
 /*

@@ -15,10 +15,14 @@
  * TSN window: a new TSN goes to msg.c, which places it, accepts it and
  * runs the completion gate for every TSN the cumulative point passes. The
  * ACK policy decides when to answer.
+ *
+ * After both, what the ACK said arrived judges, by send time, what every
+ * path still has out (loss.c).
  */
 #include "conn.h"
 #include "cc.h"
 #include "engine.h"
+#include "loss.h"
 #include "msg.h"
 #include "path.h"
 #include "send.h"
@@ -58,6 +62,8 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	}
 	mre_path_ack(&c->paths[a->ack_path], c, pkt, now);
 	mre_msg_ack_tsns(c, a, now);
+	/* packets sent after others, on any path, arrived: judge the others */
+	mre_loss_time(c, now);
 	/*
 	 * Duplicates at the receiver: we resent something that had arrived
 	 * (counted; FACK's patience follows only spurious_fack(), msg.c).

@@ -10,10 +10,13 @@
  *               refused in an ACK that could say so: resent after an RTO.
  *   dead        data outstanding and no ACK for dead_ns: FAILED.
  *   pace        the receiver's rate hint spaces packets out.
+ *   time_at     an unsettled PSN sent before the newest one delivered is
+ *               due: lost if nothing arrived of it (loss.c).
  *   plane_at    CHALLENGE rounds to unproven plane addresses of the peer,
  *               doubling, MRE_PLANE_TRIES of them (conn.c).
  */
 #include "engine.h"
+#include "loss.h"
 #include "path.h"
 #include "send.h"
 #include "tsn.h"
@@ -120,6 +123,8 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	if (c->state != MRE_CONN_ESTABLISHED)
 		return 0;
 	path_timers(c, now);
+	if (c->time_at && now >= c->time_at)
+		mre_loss_time(c, now);
 	/*
 	 * Nothing is owed before the oldest TSN has left: a NAK queued by a
 	 * node that never sent anything (its last ACK heard at the handshake)
@@ -138,6 +143,7 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	next = earliest(next, pace_at);
 	for (i = 0; i < c->npaths; i++)
 		next = earliest(next, mre_path_deadline(&c->paths[i]));
+	next = earliest(next, c->time_at);
 	if (c->tsn_una != c->tsn_next)
 		next = earliest(next, heard(c) + mre_cfg(c)->dead_ns + 1);
 	return next;

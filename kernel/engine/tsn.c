@@ -110,12 +110,12 @@ void mre_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
 		refused(c, t, &ack->ack, now);
 }
 
-void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, bool fack)
+void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, u8 how)
 {
 	struct mre_txd *t = latest(c, tsn, path, psn);
 
 	if (!t || t->state != MRE_TXD_OUT)
 		return;
-	t->fack = fack;
+	t->fack = how;
 	mre_tsn_retx(c, tsn);
 }

@@ -38,7 +38,10 @@ void mre_tsn_nop(struct mre_txd *t);
  */
 void mre_tsn_arrived(struct mre_conn *c, u32 tsn, u16 path, u32 psn,
 		     const struct mre_pkt *ack, u64 now);
-/* ... was lost (@fack: FACK found it, not a timeout): resend it */
-void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, bool fack);
+/*
+ * ... was lost (@how: 1 FACK found it, 2 a packet sent later arrived, 0 a
+ * timer): resend it
+ */
+void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, u8 how);
 
 #endif /* MRE_TSN_H */

@@ -267,9 +267,17 @@ static void t_mroce_skew_no_spurious(void)
 	run(&s, "mroce_skew_no_spurious");
 	verdict_clean(&s);
 	scen_counters(&s, &c);
-	CHECK_EQ(c.tx_retx, 0);
-	CHECK_EQ(c.spurious_retx, 0);
-	CHECK_EQ(c.rx_dup_tsn, 0);
+	/*
+	 * Loss by send time across paths (protocol.md 6.3) may resend a
+	 * packet that a later one, sent on a shorter path, overtook by more
+	 * than the reordering window: rare (1 here), never more than 0.1 %
+	 * of the 4096 packets; FACK alone resends none.
+	 */
+	CHECK(c.tx_retx == c.loss_time);
+	CHECK(c.tx_retx <= 4);
+	CHECK(c.spurious_retx <= c.tx_retx);	/* reported in a later ACK */
+	CHECK_EQ(c.rx_dup_tsn, c.tx_retx);
+	CHECK_EQ(c.loss_fast, 0);
 	CHECK_EQ(c.rto, 0);
 	scen_free(&s);
 }

@@ -78,9 +78,10 @@ static void summary_mroce(FILE *f, const struct scen *s)
 	struct mre_counters c;
 
 	scen_counters(s, &c);
-	fprintf(f, "  data %llu retx %llu spurious %llu loss_fast %llu loss_rto %llu loss_silent %llu rto %llu rto_stall %llu\n"
+	fprintf(f, "  data %llu retx %llu spurious %llu loss_fast %llu loss_time %llu loss_rto %llu loss_silent %llu rto %llu rto_stall %llu\n"
 		"  path_silent %llu path_failed %llu recovered %llu repath %llu ecn_cut %llu rx_ce %llu dup_tsn %llu\n",
-		c.tx_data, c.tx_retx, c.spurious_retx, c.loss_fast, c.loss_rto,
+		c.tx_data, c.tx_retx, c.spurious_retx, c.loss_fast, c.loss_time,
+		c.loss_rto,
 		c.loss_silent, c.rto, c.rto_stall, c.path_silent, c.path_failed,
 		c.path_recovered, c.path_repath, c.ecn_cut, c.rx_ce, c.rx_dup_tsn);
 	if (getenv("MRE_SIM_ALLCTR")) {

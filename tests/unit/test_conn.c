@@ -159,11 +159,74 @@ MRE_TEST(conn_one_loss_fast_retransmit)
 	MRE_EXPECT_EQ(test, r.a->nlog, 1);
 	MRE_EXPECT_EQ(test, r.a->log[0].status, MRE_ST_OK);
 	MRE_EXPECT(test, exactly_once(&r, 0, 128 * KB));
-	/* exactly one packet lost, found by SACK (not by timeout), resent once */
+	/*
+	 * exactly one packet lost, found by SACK or by later packets of
+	 * other paths (not by timeout), resent once
+	 */
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
-	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.loss_fast, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.loss_fast +
+		      r.p->n[0].ep.ctr.loss_time, 1);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rto, 0);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
+}
+
+/*
+ * A message of 8 packets over 8 paths, one a path, after a first message
+ * that measured every path: its first packet is lost. Nothing later goes
+ * on that path, so FACK cannot see it; the packets sent after it on the
+ * other paths arrived, so it is lost by send time (loss.c) about one RTT
+ * plus the reordering window after it left: not by a tail probe (two
+ * RTTs of silence, then a probe's round trip) nor by a timeout.
+ */
+static void loss_across_paths(struct kunit *test, bool on)
+{
+	struct drops d = { .idx = { 64 }, .n = 1, .path = -1 };
+	struct mre_config cfg;
+	const struct mre_counters *ct;
+	struct rig r;
+	u64 t0;
+
+	mre_config_default(&cfg);
+	cfg.loss_time = on;
+	rig_init(test, &r, &cfg, 5000);
+	ct = &r.p->n[0].ep.ctr;
+	set_drops(&r, &d);
+	write(&r, 0, 64 * KB, 1);		/* 64 packets of 1 KiB */
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, ct->tx_retx, 0);
+	t0 = r.p->now;
+	write(&r, 64 * KB, 8 * KB, 2);		/* data packets 64..71 */
+	while (r.a->nlog < 2 && pair_step(r.p))
+		;
+	MRE_EXPECT_EQ(test, r.a->nlog, 2);
+	MRE_EXPECT_EQ(test, r.a->log[1].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, ct->tx_retx, 1);
+	MRE_EXPECT_EQ(test, ct->loss_fast, 0);
+	if (on) {
+		MRE_EXPECT_EQ(test, ct->loss_time, 1);
+		MRE_EXPECT_EQ(test, ct->tx_tlp + ct->rto + ct->rto_stall, 0);
+		MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_LOSS][MRE_TRW_TIME], 1);
+		/* RTT 10 us: lost after about 12.5, resent, acknowledged */
+		MRE_EXPECT_LE(test, r.p->now - t0, 30000);
+	} else {
+		MRE_EXPECT_EQ(test, ct->loss_time, 0);
+		MRE_EXPECT_GE(test, r.p->now - t0, 30000);
+	}
+	pair_run(r.p, 10000000);
+	MRE_EXPECT(test, exactly_once(&r, 0, 72 * KB));
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
+	MRE_EXPECT_EQ(test, ct->loss_time_late, 0);
+}
+
+MRE_TEST(conn_loss_found_across_paths)
+{
+	loss_across_paths(test, true);
+}
+
+MRE_TEST(conn_loss_across_paths_off)
+{
+	loss_across_paths(test, false);
 }
 
 /* 64 packets: the last one on its path goes missing; @tlp: tail probes on */
@@ -274,6 +337,8 @@ MRE_TEST(conn_trace_follows_counters)
 		MRE_EXPECT_EQ(test, n->tr_bad, 0);
 		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_FAST], ct->loss_fast);
 		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_TLP], ct->loss_tlp);
+		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_TIME],
+			      ct->loss_time);
 		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_SILENT],
 			      ct->loss_silent);
 		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_RTO] +
@@ -1401,6 +1466,8 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_read_answered_by_response),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
+	  MRE_CASE(conn_loss_found_across_paths),
+	  MRE_CASE(conn_loss_across_paths_off),
 	  MRE_CASE(conn_tail_loss_tlp),
 	  MRE_CASE(conn_tail_loss_rto),
 	  MRE_CASE(conn_random_loss_exactly_once),
