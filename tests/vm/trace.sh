@@ -44,7 +44,7 @@ ctr() {	# ctr NAME: the counter summed over both devices
 	done
 	echo "$s"
 }
-CTRS="loss_fast loss_tlp loss_rto loss_silent path_repath conn_open"
+CTRS="loss_fast loss_time loss_tlp loss_rto loss_silent path_repath conn_open"
 declare -A C0
 for c in $CTRS; do C0[$c]=$(ctr "$c"); done
 
@@ -67,7 +67,7 @@ echo "# counters moved: $(for c in $CTRS; do printf '%s=%s ' "$c" "${D[$c]}"; do
 ev() { grep -c " $1: " "$T"; }	# ev EVENT: how many lines
 how() { grep " mroce_loss: " "$T" | grep -c " how $1\$"; }
 echo "# events: $(for e in $EVENTS; do printf '%s=%s ' "${e#mroce_}" "$(ev "$e")"; done)"
-echo "# losses by what found them: fast=$(how fast) tlp=$(how tlp) rto=$(how rto) stall=$(how stall) silent=$(how silent) probe=$(how probe)"
+echo "# losses by what found them: fast=$(how fast) time=$(how time) tlp=$(how tlp) rto=$(how rto) stall=$(how stall) silent=$(how silent) probe=$(how probe)"
 grep " mroce_" "$T" | head -5 | cut -c1-200 | sed 's/^/#   /'
 
 t_ok "trace buffer kept every event (overrun 0, got $overrun)" test "$overrun" = 0
@@ -77,8 +77,9 @@ t_ok "conn_open on both devices, peer and cid sane, why active/passive" bash -c 
 t_ok "conn_open events = conn_open counter (${D[conn_open]})" test "$(ev mroce_conn_open)" = "${D[conn_open]}"
 t_ok "losses traced ($(ev mroce_loss)) with path, psn, tsn and a known cause" bash -c "
 	test \$(grep -c ' mroce_loss: ' '$T') -ge 1 &&
-	! grep ' mroce_loss: ' '$T' | grep -Evq ' mroce_loss: m[AB] peer 198\.18\.1\.[12] cid 0x[0-9a-f]+ path ([0-9]|[1-5][0-9]|6[0-3]) psn [0-9]+ tsn [0-9]+( \\(probe\\))? how (fast|tlp|rto|stall|silent|probe|plane)\$'"
+	! grep ' mroce_loss: ' '$T' | grep -Evq ' mroce_loss: m[AB] peer 198\.18\.1\.[12] cid 0x[0-9a-f]+ path ([0-9]|[1-5][0-9]|6[0-3]) psn [0-9]+ tsn [0-9]+( \\(probe\\))? how (fast|time|tlp|rto|stall|silent|probe|plane)\$'"
 t_ok "fast losses = loss_fast (${D[loss_fast]})" test "$(how fast)" = "${D[loss_fast]}"
+t_ok "send-time losses = loss_time (${D[loss_time]})" test "$(how time)" = "${D[loss_time]}"
 t_ok "tail-probe losses = loss_tlp (${D[loss_tlp]})" test "$(how tlp)" = "${D[loss_tlp]}"
 t_ok "silent-path losses = loss_silent (${D[loss_silent]})" test "$(how silent)" = "${D[loss_silent]}"
 t_ok "timer losses = loss_rto (${D[loss_rto]})" test $(($(how rto) + $(how stall) + $(how probe) + $(how plane))) = "${D[loss_rto]}"
