@@ -88,6 +88,21 @@ static bool is_settled(const struct mre_path *p, u32 psn)
 	return mre_bit(p->settled, psn & (MRE_PATH_RING - 1));
 }
 
+/*
+ * The data packet @psn of @p still has out (its TSN in *@tsn), or NULL: a
+ * settled PSN, a probe, or a TSN since resent elsewhere
+ */
+static const struct mre_txd *out_txd(const struct mre_path *p,
+				     struct mre_conn *c, u32 psn, u32 *tsn)
+{
+	const struct mre_txd *t;
+
+	*tsn = p->ring[psn & (MRE_PATH_RING - 1)];
+	if (is_settled(p, psn) || *tsn == MRE_PSN_PROBE)
+		return NULL;
+	t = mre_txd_of(c, *tsn);
+	return t->path == p->id && t->psn == psn ? t : NULL;
+}
 
 u32 mre_path_room(const struct mre_path *p)
 {
@@ -651,13 +666,11 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 	u64 due = 0;
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++) {
-		u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)], age;
 		const struct mre_txd *t;
+		u32 tsn, age;
 
-		if (is_settled(p, psn) || tsn == MRE_PSN_PROBE)
-			continue;
-		t = mre_txd_of(c, tsn);
-		if (t->path != p->id || t->psn != psn)
+		t = out_txd(p, c, psn, &tsn);
+		if (!t)
 			continue;
 		if (!mre_loss_before(t, tsn, newest, newest_tsn))
 			break;		/* the rest of @p left later still */
@@ -846,18 +859,13 @@ static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
  */
 static bool heard_after_oldest(const struct mre_path *p, struct mre_conn *c)
 {
-	u32 psn;
+	u32 psn, tsn;
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++) {
-		u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
-		const struct mre_txd *t;
+		const struct mre_txd *t = out_txd(p, c, psn, &tsn);
 
-		if (is_settled(p, psn) || tsn == MRE_PSN_PROBE)
-			continue;
-		t = mre_txd_of(c, tsn);
-		if (t->path != p->id || t->psn != psn)
-			continue;
-		return (s32)((u32)c->heard_sent - t->sent) > 0;
+		if (t)
+			return (s32)((u32)c->heard_sent - t->sent) > 0;
 	}
 	return true;
 }
