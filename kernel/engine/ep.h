@@ -82,7 +82,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(tx_pkts)	X(tx_bytes)	X(tx_data)	X(tx_retx)	\
 	X(tx_ack)	X(tx_probe)	X(tx_ctrl)	X(tx_nak)	\
 	X(rx_pkts)	X(rx_bytes)	X(rx_data)	X(rx_ack)	\
-	X(rx_ce)	X(rx_dup_tsn)	X(rx_dup_psn)	X(rx_probe)	\
+	X(rx_ce)	X(rx_dup_tsn)	X(rx_probe)			\
 	X(rx_ctrl)	X(rx_nak)	X(rx_ud)			\
 	X(drop_short)	X(drop_version)	X(drop_type)	X(drop_flags)	\
 	X(drop_len)	X(drop_field)	X(drop_no_conn)	X(drop_state)	\
@@ -104,7 +104,7 @@ const char *mre_config_check(const struct mre_config *cfg);
 	X(drop_plane_addr) X(loss_cut)	X(drop_src)			\
 	X(plane_challenge_tx) X(plane_echo_tx) X(plane_echo_rx)		\
 	X(drop_echo)	X(plane_unproven) X(drop_reopen)		\
-	X(loss_time)	X(loss_time_late)
+	X(loss_time)
 
 struct mre_counters {
 #define MRE_X(n) u64 n;

@@ -181,7 +181,7 @@ static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
 	c->reorder_calm = 0;
 	if (t->fack == 2) {
 		c->time_calm = 0;
-		c->ep->ctr.loss_time_late++;
+		c->ep->ctr.loss_late++;
 		if (c->time_mult < MRE_TIME_MULT_MAX)
 			c->time_mult++;
 		return;

@@ -93,7 +93,7 @@ struct fab_res {
 				 * 60, 120 us, more */
 	double slow_extra_us;	/* the time those took beyond the ideal, summed */
 	u64 loss_fast, loss_tlp, loss_rto, loss_silent, loss_late, tx_tlp;
-	u64 loss_time, loss_time_late, spurious;
+	u64 loss_time, spurious;
 	u64 nak;		/* RoCEv2: sequence-error NAKs sent */
 	u64 ecn_cut;		/* window cuts on ECN marks */
 };
@@ -286,7 +286,6 @@ static void fab_measure(const struct scen *s, const struct fab_job *j,
 		r->loss_silent = c.loss_silent;
 		r->loss_late = c.loss_late;
 		r->loss_time = c.loss_time;
-		r->loss_time_late = c.loss_time_late;
 		r->spurious = c.spurious_retx;
 		r->tx_tlp = c.tx_tlp;
 		r->ecn_cut = c.ecn_cut;
@@ -1250,7 +1249,7 @@ void fig_collective(void)
 		"arrived, that packet's round trip plus the paths' SRTT difference plus a "
 		"reordering window (a quarter of the least RTT) after it left. Of %llu losses "
 		"found, %llu were by send time, %llu by SACK, %llu by tail probe, %llu by "
-		"timeout (%llu RTOs); %llu resends by send time proved unnecessary. A lossy "
+		"timeout (%llu RTOs); %llu resends proved unnecessary. A lossy "
 		"step still costs that round trip as measured under load, the window and the "
 		"resend's way, against the model's one unloaded round trip. Measured, one lever "
 		"at a time: rto_min 20 us %.3fx, reorder_pkts 1 %.3fx, reorder_pkts 1 with 2 "
@@ -1275,7 +1274,7 @@ void fig_collective(void)
 		100 * coll_hit(4 * pkts), bound256, ratio[C_AR256_L], def.npaths,
 		def.reorder_pkts,
 		l->loss_fast + l->loss_time + l->loss_tlp + l->loss_rto, l->loss_time,
-		l->loss_fast, l->loss_tlp, l->loss_rto, l->rto, l->loss_time_late,
+		l->loss_fast, l->loss_tlp, l->loss_rto, l->rto, l->loss_late,
 		ratio[C_AR_RTO], ratio[C_AR_RO], ratio[C_AR_P2],
 		ratio[C_AR], r[C_AR].step_med_us - coll_step_ns(&s, &coll_jobs[C_AR]) / 1000,
 		r[C_AR].step_p99_us - coll_step_ns(&s, &coll_jobs[C_AR]) / 1000,
@@ -1348,14 +1347,14 @@ int sim_fab_main(int argc, char **argv)
 		printf("  collective: ranks done %u of %u, last %.1f p99 %.1f median %.1f first %.1f us, ideal %.1f (p99 %.3fx)\n"
 		       "  steps %u: median %.2f mean %.2f p99 %.2f max %.2f us, ideal %.2f; over 2x %u (%.1f us beyond ideal)\n"
 		       "  loss_fast %llu loss_tlp %llu loss_rto %llu loss_silent %llu loss_late %llu tx_tlp %llu rto %llu nak %llu errors %u\n"
-		       "  loss_time %llu loss_time_late %llu spurious_retx %llu retx %llu of %llu\n"
+		       "  loss_time %llu spurious_retx %llu retx %llu of %llu\n"
 		       "  steps beyond ideal: <2 us %u, <10 %u, <30 %u, <60 %u, <120 %u, more %u; held behind the one before %u\n",
 		       r.ranks_done, j->ranks, r.c_tail_us, r.c_p99_us, r.c_med_us, r.c_min_us,
 		       coll_ideal_us(&s, j), r.c_p99_us / coll_ideal_us(&s, j),
 		       r.steps, r.step_med_us, r.step_mean_us, r.step_p99_us, r.step_max_us,
 		       coll_step_ns(&s, j) / 1000, r.slow_steps, r.slow_extra_us,
 		       r.loss_fast, r.loss_tlp, r.loss_rto, r.loss_silent, r.loss_late,
-		       r.tx_tlp, r.rto, r.nak, r.errors, r.loss_time, r.loss_time_late,
+		       r.tx_tlp, r.rto, r.nak, r.errors, r.loss_time,
 		       r.spurious, r.retx, r.data, r.excess[0], r.excess[1],
 		       r.excess[2], r.excess[3], r.excess[4], r.excess[5], r.held);
 	scen_free(&s);

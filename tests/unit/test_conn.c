@@ -216,7 +216,7 @@ static void loss_across_paths(struct kunit *test, bool on)
 	pair_run(r.p, 10000000);
 	MRE_EXPECT(test, exactly_once(&r, 0, 72 * KB));
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
-	MRE_EXPECT_EQ(test, ct->loss_time_late, 0);
+	MRE_EXPECT_EQ(test, ct->loss_late, 0);
 }
 
 MRE_TEST(conn_loss_found_across_paths)
