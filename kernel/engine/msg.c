@@ -178,17 +178,15 @@ static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
 			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
 			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))
 		return;
+	c->ep->ctr.loss_late++;
 	c->reorder_calm = 0;
-	if (t->fack == 2) {
+	if (t->fack == 2) {		/* by send time: its window grows */
 		c->time_calm = 0;
-		c->ep->ctr.loss_late++;
 		if (c->time_mult < MRE_TIME_MULT_MAX)
 			c->time_mult++;
-		return;
-	}
-	c->ep->ctr.loss_late++;
-	if (c->reorder < MRE_REORDER_MAX)
+	} else if (c->reorder < MRE_REORDER_MAX) {
 		c->reorder++;
+	}
 }
 
 static void tsn_accept(struct mre_conn *c, u32 tsn, u64 now)
