@@ -35,7 +35,9 @@
 #     drop_* but drop_plane_addr, which counts addresses in a blob, not
 #     datagrams) and connect_cookie and challenge_tx (a CONNECT answered
 #     with a RETRY or a challenge, nothing kept), moved from just before
-#     the tool ran to 1 s after it (the connect work):
+#     the tool ran to 1 s after it (the connect work), plus what the
+#     victim's kernel dropped before mroce saw it (kernel_drops: UDP and
+#     IP drop counters, the veth's rx_dropped, the backlog's drops):
 #       attacker replay:  ACCOUNTED >= sent - the CONNECTs sent from an
 #                         address after it proved itself with a cookie
 #                         (those may be accepted; the tool counts them)
@@ -96,6 +98,21 @@ refused_now() {	# refused_now DEV: "NAME VALUE" of each counter that accounts a 
 		read -r v < "$f"; echo "$n $v"
 	done
 }
+# datagrams the victim's kernel dropped before mroce saw them, as "NAME
+# VALUE" lines like refused_now's (counted drops too): the victim's UDP
+# and IP drop counters in nsB, its veth's rx_dropped (a full peer queue),
+# and the backlog drops of /proc/net/softnet_stat (every CPU, every
+# namespace: an upper bound for the victim's share)
+kernel_drops() {
+	"${SX[@]}" awk '$1 == "Udp:" && !u { for (i = 2; i <= NF; i++) h[i] = $i; u = 1; next }
+		$1 == "Udp:" { for (i = 2; i <= NF; i++) if (h[i] ~ /^(InErrors|RcvbufErrors|InCsumErrors)$/) print "kernel_udp_" h[i], $i }
+		$1 == "Ip:" && !p { for (i = 2; i <= NF; i++) g[i] = $i; p = 1; next }
+		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (g[i] ~ /^(InDiscards|InHdrErrors|InAddrErrors)$/) print "kernel_ip_" g[i], $i }' /proc/net/snmp
+	echo "kernel_rx_dropped $("${SX[@]}" cat "/sys/class/net/$S_IF/statistics/rx_dropped")"
+	local a b s=0
+	while read -r a b _; do s=$((s + 16#$b)); done < /proc/net/softnet_stat
+	echo "kernel_backlog_dropped $s"
+}
 refused_diff() {	# refused_diff BEFORE AFTER: "SUM name=+N ..."
 	awk 'NR == FNR {b[$1] = $2; next} $2 != b[$1] {d = $2 - b[$1]; s += d; l = l " " $1 "=+" d}
 		END {print s + 0 l}' "$1" "$2"
@@ -129,12 +146,12 @@ tool() {
 	local run=$1 kind=$2 rx0 rx1 sent perr ap lower ref t0 line
 	shift 2
 	rx0=$(ctr "$S_DEV" rx_packets)
-	refused_now "$S_DEV" > "$PAIR_LOG/$run.ref0"
+	{ refused_now "$S_DEV"; kernel_drops; } > "$PAIR_LOG/$run.ref0"
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	"$@" > "$PAIR_LOG/$run.out" 2>&1
 	echo "# $run: exit $? after $(since "$t0") s"
 	sleep 1		# the connect work
-	refused_now "$S_DEV" > "$PAIR_LOG/$run.ref1"
+	{ refused_now "$S_DEV"; kernel_drops; } > "$PAIR_LOG/$run.ref1"
 	rx1=$(ctr "$S_DEV" rx_packets)
 	line=$(grep -E '^craft (replay|garbage): sent ' "$PAIR_LOG/$run.out" | tail -1)
 	echo "# $run: ${line:-no summary line: $(tail -3 "$PAIR_LOG/$run.out")}"
@@ -167,6 +184,7 @@ phase() {	# phase attacker|peer
 	# peer: 20 s, then a QP that neither completes nor flushes shows as
 	# "ERROR timeout"
 	local xt=20; [ "$ph" = attacker ] && xt=60
+	xt=$((xt * ${T_SCALE:-1}))
 	pair "$ph-xfer" $((SECS + 240)) ready=tcp:18600 mroce-xfer -d "$S_DEV" -g "$SG" -T "$xt" -- \
 		mroce-xfer -d "$C_DEV" -g "$CG" -n "$XOPS" -m "$XMAX" -T "$xt" \
 		-S "$SEED" -U "$stop" "$S_IP" > "$PAIR_LOG/$ph-pair.out" 2>&1 &
