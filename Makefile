@@ -9,6 +9,8 @@
 #                     for scripts/vm/run-guest.sh -D
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
 #   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-badframe, mroce-linebuf.so)
+#   make meter        the guest instruction meter: QEMU TCG plugin build/bench/libmroce-meter.so
+#                     and its verbs shim build/bench/mroce-meter-shim.so (scripts/bench-insn.sh)
 #   make unit         engine unit tests (host)      make check: all host tests
 #   make ring         hostile-provider harness of the kernel's ring rules (tests/ring)
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
@@ -65,7 +67,7 @@ MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] swnic/*.c include/mro
 # wrappers do not exist there
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,PREFER_DEFINED_ATTRIBUTE_MACRO
 
-all: module provider tools host
+all: module provider tools meter host
 
 host: unit ring sim
 
@@ -146,6 +148,16 @@ $(O)/tests/mroce-badframe: tests/vm/badframe.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $<
 
+meter: $(O)/bench/libmroce-meter.so $(O)/bench/mroce-meter-shim.so
+
+$(O)/bench/libmroce-meter.so: bench/meter/meter.c bench/meter/mark.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -shared -fPIC -fvisibility=hidden -o $@ $< -pthread
+
+$(O)/bench/mroce-meter-shim.so: bench/meter/shim.c bench/meter/mark.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -shared -fPIC -o $@ $< -ldl
+
 $(O)/tests/mroce-linebuf.so: tests/vm/linebuf.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $<
@@ -199,6 +211,7 @@ check: host
 	$(MAKE) wireshark-check
 	$(MAKE) man-check
 	$(MAKE) fuzz-check
+	$(MAKE) meter		# builds: nothing runs it but scripts/bench-insn.sh
 
 kunit:
 	tests/kunit/run.sh
@@ -241,6 +254,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module module-debug provider tools unit ring sim sim-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
+.PHONY: all host module module-debug provider tools meter unit ring sim sim-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
 	man man-check \
 	check kunit vm-test install dkms-source checkpatch sparse clean

@@ -30,6 +30,9 @@
 #     -a ACCEL    kvm | tcg | auto (default auto: tcg unless /dev/kvm is a
 #                 real KVM that boots the guest in a short probe)
 #     -q          do not print the kernel log
+#     -M PLUGIN   load a QEMU TCG plugin (the instruction meter,
+#                 build/bench/libmroce-meter.so: bench/meter/meter.c) with
+#                 out=RUN/share/out/meter/meter.txt (TCG only)
 #   env: QEMU_CPU (TCG model, default qemu64), KERNEL=pvh|bzimage (default
 #        pvh; bzimage with -D, whose vmlinux does not boot through PVH),
 #        HOST_GRACE (seconds added to -t for the host timeout),
@@ -64,13 +67,13 @@ set -euo pipefail
 case "${1:-}" in -h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0;; esac
 . "$(dirname "$0")/config.sh"
 ACCEL=${ACCEL:-auto}; T=600; MEM=2048; CPUS=2; FILES=(); NAME=""; KARGS=""
-PROJECT=0; QUIET=0; IMAGE=$BUILD/initramfs.cpio; DEBUGK=0
-while getopts "a:t:m:c:f:n:k:PysqD" o; do
+PROJECT=0; QUIET=0; IMAGE=$BUILD/initramfs.cpio; DEBUGK=0; PLUGIN=""
+while getopts "a:t:m:c:f:n:k:M:PysqD" o; do
   case $o in
     a) ACCEL=$OPTARG;; t) T=$OPTARG;; m) MEM=$OPTARG;; c) CPUS=$OPTARG;;
     f) FILES+=("$OPTARG");; n) NAME=$OPTARG;; k) KARGS=$OPTARG;;
     P) PROJECT=1;; y) IMAGE=$BUILD/initramfs-py.cpio;; s) IMAGE=$BUILD/initramfs-storage.cpio;;
-    q) QUIET=1;; D) DEBUGK=1;;
+    q) QUIET=1;; D) DEBUGK=1;; M) PLUGIN=$(realpath "$OPTARG");;
     *) exit 2;;
   esac
 done
@@ -129,7 +132,8 @@ qemu_cmd() {  # qemu_cmd ACCEL TIMEOUT LOG: print the qemu command line
   local acc=$1 to=$2 log=$3 a
   case $acc in
     kvm) a="-accel kvm -cpu host";;
-    tcg) a="-accel tcg,thread=multi,tb-size=512 -cpu ${QEMU_CPU:-qemu64}";;
+    tcg) a="-accel tcg,thread=multi,tb-size=512 -cpu ${QEMU_CPU:-qemu64}"
+      [ -z "$PLUGIN" ] || a="$a -plugin $PLUGIN,out=$RUN/share/out/meter/meter.txt";;
   esac
   echo qemu-system-x86_64 -M pc $a -m "$MEM" -smp "$CPUS" -nodefaults -no-user-config \
     -display none -vga none -monitor none -no-reboot -serial "file:$log" \
@@ -139,6 +143,11 @@ qemu_cmd() {  # qemu_cmd ACCEL TIMEOUT LOG: print the qemu command line
     -device virtio-rng-pci
 }
 
+if [ -n "$PLUGIN" ]; then   # a plugin needs TCG
+  [ -f "$PLUGIN" ] || { echo "no plugin $PLUGIN: make meter" >&2; exit 2; }
+  [ "$ACCEL" = kvm ] && { echo "-M needs TCG" >&2; exit 2; }
+  ACCEL=tcg; mkdir -p "$RUN/share/out/meter"
+fi
 if [ "$ACCEL" = auto ]; then
   ACCEL=tcg
   if [ -d /sys/module/kvm_pvm ] && ! [ -d /sys/module/kvm_intel ] && ! [ -d /sys/module/kvm_amd ]; then

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The meter's guest side for verbs programs (LD_PRELOAD): counts the work
+ * requests a program posts with ibv_post_send() and sets the meter's marks
+ * (mark.h) around a stretch of them, so that a window covers only the
+ * program's measured loop, whatever it does before and after.
+ *
+ *   METER_ID=N METER_FROM=A METER_TO=B LD_PRELOAD=mroce-meter-shim.so PROG
+ *
+ * opens window N just before the A-th work request is posted and closes it
+ * just before the B-th: B - A operations. ibv_post_send() is inline and
+ * calls the context's ops.post_send, so the shim wraps ibv_open_device()
+ * and puts itself in front of that pointer. perftest needs
+ * --use_old_post_send for this (its ibv_wr_* path bypasses ops.post_send).
+ * Without METER_ID the shim does nothing.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <infiniband/verbs.h>
+#include "mark.h"
+
+typedef int (*post_send_fn)(struct ibv_qp *, struct ibv_send_wr *,
+			    struct ibv_send_wr **);
+
+static post_send_fn real_post_send;
+static unsigned char *page;
+static unsigned long id, from, to, posted;
+static int state;	/* 0 before the window, 1 in it, 2 after */
+
+static void mark(unsigned int off)
+{
+	((void (*)(void))(page + off))();
+}
+
+static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		     struct ibv_send_wr **bad)
+{
+	struct ibv_send_wr *w;
+
+	if (state == 0 && posted + 1 >= from) {
+		state = 1;
+		mark(MARK_SLOT * id);
+	}
+	if (state == 1 && posted + 1 >= to) {
+		state = 2;
+		mark(MARK_PAGE + MARK_SLOT * id);
+	}
+	for (w = wr; w; w = w->next)
+		posted++;
+	return real_post_send(qp, wr, bad);
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *dev)
+{
+	static struct ibv_context *(*real)(struct ibv_device *);
+	struct ibv_context *ctx;
+
+	if (!real)
+		real = (struct ibv_context *(*)(struct ibv_device *))
+			dlsym(RTLD_NEXT, "ibv_open_device");
+	ctx = real ? real(dev) : NULL;
+	if (!ctx || !page)
+		return ctx;
+	if (!real_post_send)
+		real_post_send = ctx->ops.post_send;
+	if (ctx->ops.post_send == real_post_send)
+		ctx->ops.post_send = post_send;
+	else
+		fprintf(stderr, "meter shim: a second provider; not counted\n");
+	return ctx;
+}
+
+__attribute__((constructor)) static void shim_init(void)
+{
+	const char *s = getenv("METER_ID");
+	void *p;
+
+	if (!s)
+		return;
+	id = strtoul(s, NULL, 0);
+	from = strtoul(getenv("METER_FROM") ? : "1", NULL, 0);
+	to = strtoul(getenv("METER_TO") ? : "0", NULL, 0);
+	if (id >= MARK_IDS || !from || to <= from) {
+		fprintf(stderr, "meter shim: METER_ID < %u, 0 < METER_FROM < METER_TO\n",
+			MARK_IDS);
+		return;
+	}
+	p = mmap((void *)MARK_VA, 2 * MARK_PAGE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != (void *)MARK_VA) {
+		perror("meter shim: mmap");
+		return;
+	}
+	memset(p, 0xc3, 2 * MARK_PAGE);	/* ret */
+	if (mprotect(p, 2 * MARK_PAGE, PROT_READ | PROT_EXEC)) {
+		perror("meter shim: mprotect");
+		return;
+	}
+	page = p;
+}
