@@ -112,6 +112,39 @@ static bool loss_is_congestion(const struct mre_path *p,
 }
 
 /*
+ * Marks where the fabric sets none. On a path that has never brought back
+ * a CE mark (a fabric without ECN, a tail-drop port on the way), what an
+ * ACK settled counts as marked while the path stands as far above its
+ * least RTT as a congestion loss would (loss_is_congestion()) and no
+ * measured path of the connection is within a quarter of its own least:
+ * a queue that all its paths cross, i.e. the connection's own bottleneck,
+ * shared with whoever else crosses it. Each flow through it sees the same
+ * delay, so DCTCP's estimator cuts them together and in proportion before
+ * the buffer overflows, where the loss that would come next finds them one
+ * at a time, a full-queue RTT late. A path with no queue to speak of shows
+ * the connection a way around (a congested link on some paths only, or a
+ * path just longer than the one the least RTT was seeded from): that is
+ * left to the per-path loss cut. A path that has seen marks leaves the
+ * queue to ECN, which marks far earlier.
+ */
+static u32 delay_marks(const struct mre_path *p, const struct mre_conn *c,
+		       const struct mre_config *cfg, u32 acked, u32 ce)
+{
+	u32 i;
+
+	if (ce || !acked || p->st_ce || !loss_is_congestion(p, cfg))
+		return ce;
+	for (i = 0; i < c->npaths; i++) {
+		const struct mre_path *q = &c->paths[i];
+
+		if (q->health == MRE_PATH_GOOD && q->srtt &&
+		    q->last_rtt * 4 < q->min_rtt * 5)
+			return ce;
+	}
+	return acked;
+}
+
+/*
  * A congestion loss halves the connection's window, once per window's worth
  * of packets sent (about an RTT): counted in transmissions, not by the TSN
  * window's progress, which a TSN lost again and again holds up for as long
@@ -138,6 +171,7 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 	const struct mre_config *cfg = &c->ep->cfg;
 	struct mre_ep *ep = c->ep;
 
+	ce = delay_marks(p, c, cfg, acked, ce);
 	p->win_acked += acked;
 	p->win_ce += ce;
 	c->win_ce += ce;

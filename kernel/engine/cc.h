@@ -13,8 +13,11 @@
  * window and the connection's halve, each at most once per its window. A
  * loss at the base RTT is random (a flaky link): on a lossy fabric it is no
  * congestion signal, and a path that loses much more than its siblings is
- * moved instead (path.c). loss_beta_shift makes every loss cut the path's
- * window by 2^-n. A timeout collapses the path's window to min_cwnd.
+ * moved instead (path.c). Where nothing marks (a path that never saw CE),
+ * that queue on every path of the connection counts as CE marks, so the
+ * flows sharing it cut together before it overflows. loss_beta_shift makes
+ * every loss cut the path's window by 2^-n. A timeout collapses the path's
+ * window to min_cwnd.
  *
  * Receiver: every ACK carries a fair-share rate, the receiver's capacity
  * divided by the number of connections that sent it data recently. The

@@ -107,7 +107,7 @@ struct mre_path {
 	u64 st_retx;
 	u64 st_lost;
 	u64 st_acked;
-	u64 st_ce;
+	u64 st_ce;		/* also cc.c: none yet, the fabric does not mark */
 	u64 st_repath;
 	u64 st_rx;
 	u64 st_tsn_acked;	/* PSNs settled by another path's ACK */

@@ -871,13 +871,17 @@ MRE_TEST(cc_loss_queue_pct_off)
 	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_cut, 0);
 }
 
-/* slow start ends at the first sample that shows a queue building */
+/*
+ * slow start ends at the first sample that shows a queue building (on a
+ * fabric that marks: without marks, cc_delay_marks_without_ecn)
+ */
 MRE_TEST(cc_slow_start_ends_on_queue)
 {
 	struct one *o = one_new(test, NULL);
 	u32 w;
 
 	send_n(o, 20);
+	o->p->st_ce = 1;
 	o->p->win_end = o->p->psn_next;
 	o->c.inflight = 20;
 	o->p->min_rtt = 10000;
@@ -891,6 +895,68 @@ MRE_TEST(cc_slow_start_ends_on_queue)
 	MRE_EXPECT_EQ(test, o->p->ssthresh, w);
 	MRE_EXPECT(test, o->p->cwnd < w + (1 << MRE_FP));	/* +1 per window now */
 	MRE_EXPECT_EQ(test, o->c.ssthresh, o->c.cwnd);
+}
+
+/*
+ * A path that has never brought back a CE mark (a fabric without ECN)
+ * takes a queue as deep as a congestion loss's (loss_queue_pct) for marks
+ * on what the ACK settled: its window is cut as by ECN and the
+ * connection's round counts them. Less queue marks nothing, nor does a
+ * measured path within a quarter of its least RTT (a way around the
+ * queue), nor loss_queue_pct 0.
+ */
+MRE_TEST(cc_delay_marks_without_ecn)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_config cfg;
+	u32 w;
+
+	send_n(o, 20);
+	o->p->win_end = o->p->psn_next;
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 30000;			/* 200 % */
+	w = o->p->cwnd;
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w + (4 << MRE_FP));
+	MRE_EXPECT_EQ(test, o->c.win_ce, 0);
+	o->p->last_rtt = 45000;			/* 350 %: a full queue */
+	w = o->p->cwnd;
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->p->cwnd, w - w / 2);	/* alpha starts at 1 */
+	MRE_EXPECT_EQ(test, o->p->ssthresh, o->p->cwnd);
+	MRE_EXPECT_EQ(test, o->c.win_ce, 4);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 1);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CUT][MRE_TRW_ECN], 1);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_cut, 0);
+
+	/* another path has next to no queue: no marks; with some, marks */
+	o = one_new(test, NULL);
+	send_n(o, 20);
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 45000;
+	o->c.paths[1].srtt = 12000;
+	o->c.paths[1].min_rtt = 10000;
+	o->c.paths[1].last_rtt = 12000;		/* 20 % */
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->c.win_ce, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 0);
+	o->c.paths[1].last_rtt = 13000;		/* 30 % */
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->c.win_ce, 4);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 1);
+
+	mre_config_default(&cfg);
+	cfg.loss_queue_pct = 0;
+	o = one_new(test, &cfg);
+	send_n(o, 20);
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 45000;
+	mre_cc_path_ack(o->p, &o->c, 4, 0, 0);
+	MRE_EXPECT_EQ(test, o->c.win_ce, 0);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.ecn_cut, 0);
 }
 
 /*
@@ -994,6 +1060,7 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_loss_with_queue_is_congestion),
 	  MRE_CASE(cc_loss_queue_pct_off),
 	  MRE_CASE(cc_slow_start_ends_on_queue),
+	  MRE_CASE(cc_delay_marks_without_ecn),
 	  MRE_CASE(conn_accept_seeds_min_rtt),
 	  MRE_CASE(cc_conn_slow_start),
 	  MRE_CASE(cc_hint_sizes_window_in_slow_start),
