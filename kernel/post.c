@@ -124,6 +124,31 @@ static void flush_if_error(struct mroce_qp *qp)
 	mroce_batch_flush(&b);
 }
 
+void mroce_post_kick_work(struct work_struct *work)
+{
+	struct mroce_qp *qp = container_of(work, struct mroce_qp, kick_work);
+
+	mroce_req_kick(qp);
+	flush_if_error(qp);
+}
+
+/*
+ * The doorbell: run what was posted, or flush it if the QP is in error.
+ * ib_mad posts to the GSI QP under a spinlock taken with interrupts off;
+ * the doorbell takes BH locks and transmits, which needs interrupts on
+ * (lockdep: "__local_bh_enable_ip" with IRQs disabled, from rping's
+ * connect on the debug kernel). Such a post rings it from a work item.
+ */
+static void doorbell(struct mroce_qp *qp)
+{
+	if (irqs_disabled()) {
+		schedule_work(&qp->kick_work);
+		return;
+	}
+	mroce_req_kick(qp);
+	flush_if_error(qp);
+}
+
 int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad)
 {
@@ -133,8 +158,7 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 
 	/* a user QP's WQEs are in its ring: this call is its doorbell */
 	if (qp->user) {
-		mroce_req_kick(qp);
-		flush_if_error(qp);
+		doorbell(qp);
 		return 0;
 	}
 	if (qp->state < IB_QPS_RTS) {
@@ -155,8 +179,7 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	spin_unlock_irqrestore(&qp->sq_post_lock, flags);
 	if (err)
 		*bad = wr;
-	mroce_req_kick(qp);
-	flush_if_error(qp);
+	doorbell(qp);
 	return err;
 }
 
@@ -183,6 +206,9 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad = wr;
 	}
 	/* receives are taken when messages arrive; only an error QP flushes */
-	flush_if_error(qp);
+	if (irqs_disabled())
+		schedule_work(&qp->kick_work);
+	else
+		flush_if_error(qp);
 	return err;
 }

@@ -15,5 +15,7 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad);
 int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad);
+/* qp->kick_work: the doorbell of a post made with interrupts off */
+void mroce_post_kick_work(struct work_struct *work);
 
 #endif /* MROCE_POST_H */

@@ -20,6 +20,7 @@
 #include "mr.h"
 #include "param.h"
 #include "peer.h"
+#include "post.h"
 #include "qp.h"
 #include "srq.h"
 #include "verbs.h"
@@ -212,6 +213,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	spin_lock_init(&qp->rq_post_lock);
 	INIT_WORK(&qp->err_work, mroce_comp_err_work);
 	INIT_WORK(&qp->sqd_work, mroce_comp_sqd_work);
+	INIT_WORK(&qp->kick_work, mroce_post_kick_work);
 	INIT_LIST_HEAD(&qp->mcast);
 	qp->user = !!udata;
 	qp->state = IB_QPS_RESET;
@@ -278,6 +280,7 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	synchronize_rcu();
 	cancel_work_sync(&qp->err_work);
 	cancel_work_sync(&qp->sqd_work);
+	cancel_work_sync(&qp->kick_work);
 	mroce_dbg_qp(qp, "\n");
 	free_queues(qp);
 	return 0;

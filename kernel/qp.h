@@ -156,6 +156,7 @@ struct mroce_qp {
 	bool sq_sig_all;
 	bool sq_drained_event;		/* SQD: SQ_DRAINED due when drained */
 	struct work_struct sqd_work;	/* raises SQ_DRAINED */
+	struct work_struct kick_work;	/* a doorbell rung with IRQs off */
 	struct work_struct err_work;	/* engine failed the stream */
 	u8 err_status;			/* enum mre_status that failed it */
 	struct list_head mcast;		/* UD: its groups (mcast.c) */
