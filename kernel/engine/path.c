@@ -349,8 +349,15 @@ static void rtt_sample(struct mre_path *p, const struct mre_config *cfg,
 	s32 r = (s32)((u32)now - a->ts_echo - a->ack_delay);
 	u64 rtt, rto;
 
+	/*
+	 * No round trip ends before it starts: an echo from our future, or
+	 * a delay longer than the round trip, is a skewed clock (another
+	 * CPU's stamp) or a lie, not a sample. Taken as 1 ns it made
+	 * min_rtt 1 ns for good, and every window built on it (send-time
+	 * loss, queue delay) as good as none.
+	 */
 	if (r <= 0)
-		r = 1;
+		return;
 	rtt = (u64)r;
 	p->last_rtt = rtt;
 	if (!p->srtt) {
@@ -595,16 +602,21 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 {
 	const struct mre_pkt_ack *a = &pkt->ack;
 	struct ack_news n = { 0 };
-	u64 sent;
+	s32 age;
 
 	if (seq_gt(a->psn_cum, p->psn_next)) {
 		c->ep->ctr.drop_ack++;	/* acknowledges PSNs never sent */
 		return;
 	}
-	/* the peer got a packet we sent at ts_echo: what was sent before is due */
-	sent = now - (u32)((u32)now - a->ts_echo);
-	if (sent > c->heard_sent)
-		c->heard_sent = sent;
+	/*
+	 * The peer got a packet we sent at ts_echo: what was sent before is
+	 * due. An echo from our future says nothing (see rtt_sample()); nor
+	 * one from before the clock began, which would wrap to the end of
+	 * time and make everything sent since "due" for good.
+	 */
+	age = (s32)((u32)now - a->ts_echo);
+	if (age >= 0 && (u64)age <= now && now - (u64)age > c->heard_sent)
+		c->heard_sent = now - (u64)age;
 	mre_path_silence_k(c);
 	ack_ranges(p, c, pkt, now, &n);
 	ack_fack(p, c, &n);

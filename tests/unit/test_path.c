@@ -136,6 +136,34 @@ MRE_TEST(path_rtt_rto)
 	MRE_EXPECT_EQ(test, o->p->rto_at, o->now + o->p->rto);
 }
 
+/*
+ * An echo from our future (another CPU's clock ahead of ours, or a lie):
+ * no RTT sample, and nothing counts as heard. It once made min_rtt 1 ns,
+ * and, early in the clock's life, everything sent "due" for good.
+ */
+MRE_TEST(path_echo_from_future)
+{
+	struct one *o = one_new(test, NULL);
+	struct mre_pkt a;
+	u64 heard;
+
+	send_n(o, 2);
+	a = ack_of(o, 1, 0, 0);			/* sent 10 us ago */
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->min_rtt, 10000);
+	MRE_EXPECT_EQ(test, o->p->srtt, 10000);
+	heard = o->c.heard_sent;
+	MRE_EXPECT_EQ(test, heard, o->now - 10000);
+	o->now += 20000;
+	send_n(o, 2);
+	a = ack_for(o, 0, 3, 0, o->now + 5000);	/* 5 us ahead of us */
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->p->min_rtt, 10000);
+	MRE_EXPECT_EQ(test, o->p->srtt, 10000);
+	MRE_EXPECT_EQ(test, o->c.heard_sent, heard);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_time, 0);
+}
+
 MRE_TEST(path_timeouts_fail_and_probe)
 {
 	struct one *o = one_new(test, NULL);
@@ -1045,6 +1073,7 @@ MRE_SUITE(path,
 	  MRE_CASE(path_fack_loss),
 	  MRE_CASE(path_reorder_tolerated),
 	  MRE_CASE(path_rtt_rto),
+	  MRE_CASE(path_echo_from_future),
 	  MRE_CASE(path_timeouts_fail_and_probe),
 	  MRE_CASE(path_stall_is_not_path_failure),
 	  MRE_CASE(path_stall_backoff_capped),
