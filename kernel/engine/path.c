@@ -349,13 +349,7 @@ static void rtt_sample(struct mre_path *p, const struct mre_config *cfg,
 	s32 r = (s32)((u32)now - a->ts_echo - a->ack_delay);
 	u64 rtt, rto;
 
-	/*
-	 * No round trip ends before it starts: an echo from our future, or
-	 * a delay longer than the round trip, is a skewed clock (another
-	 * CPU's stamp) or a lie, not a sample. Taken as 1 ns it made
-	 * min_rtt 1 ns for good, and every window built on it (send-time
-	 * loss, queue delay) as good as none.
-	 */
+	/* ends before it began: a skewed clock or a lie, not 1 ns (min_rtt) */
 	if (r <= 0)
 		return;
 	rtt = (u64)r;
@@ -608,12 +602,7 @@ void mre_path_ack(struct mre_path *p, struct mre_conn *c,
 		c->ep->ctr.drop_ack++;	/* acknowledges PSNs never sent */
 		return;
 	}
-	/*
-	 * The peer got a packet we sent at ts_echo: what was sent before is
-	 * due. An echo from our future says nothing (see rtt_sample()); nor
-	 * one from before the clock began, which would wrap to the end of
-	 * time and make everything sent since "due" for good.
-	 */
+	/* sent at ts_echo, what came before is due; none from our future */
 	age = (s32)((u32)now - a->ts_echo);
 	if (age >= 0 && (u64)age <= now && now - (u64)age > c->heard_sent)
 		c->heard_sent = now - (u64)age;
