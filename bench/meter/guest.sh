@@ -40,7 +40,7 @@ send_lat|ib_send_lat -s 2|2000|lat
 atomic_lat|ib_atomic_lat|2000|lat
 write_bw_4k|ib_write_bw -s 4096|4000|bw
 send_bw_4k|ib_send_bw -s 4096|4000|bw
-write_bw_64k|ib_write_bw -s 65536|400|bw
+write_bw_64k|ib_write_bw -s 65536|2000|bw
 "
 O=${RIG_OUT:-/tmp}/meter
 mkdir -p "$O"
