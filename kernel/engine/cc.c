@@ -165,8 +165,20 @@ static void conn_loss_cut(struct mre_conn *c)
 	cut_trace(c, MRE_TR_CONN_WIDE, MRE_TRW_LOSS, was, c->cwnd, c->alpha);
 }
 
-void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
-		     u32 lost, u32 ce)
+/* has any path of @c brought back a CE mark: a fabric that marks? */
+static bool conn_marked(const struct mre_conn *c)
+{
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].st_ce)
+			return true;
+	return false;
+}
+
+/* @by_time: the losses are by send time (mre_cc_path_time_lost()) */
+static void path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
+		     u32 lost, u32 ce, bool by_time)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 	struct mre_ep *ep = c->ep;
@@ -206,7 +218,7 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 			ep->ctr.loss_cut++;
 			cut_trace(c, p->id, MRE_TRW_LOSS, was, p->cwnd, p->alpha);
 		}
-		if (!cfg->loss_beta_shift)
+		if (!cfg->loss_beta_shift && !(by_time && conn_marked(c)))
 			conn_loss_cut(c);
 	} else if (acked && window_used(p->inflight + acked + lost, p->cwnd)) {
 		/* a queue is building: slow start has found the pipe's size */
@@ -218,6 +230,26 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 		aimd_grow(&p->cwnd, &p->ssthresh, acked);
 		p->cwnd = clamp_cwnd(p->cwnd, cfg, cfg->max_cwnd);
 	}
+}
+
+void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
+		     u32 lost, u32 ce)
+{
+	path_ack(p, c, acked, lost, ce, false);
+}
+
+/*
+ * @n PSNs of @p lost by send time (loss.c). No ACK of @p brought them, so
+ * none of the path's CE marks came with them: where FACK finds the same
+ * drops on an ACK with marks and takes DCTCP's cut, these took the loss
+ * cut. On a fabric that marks they cut the path but not the connection,
+ * whose window ECN answers for (the 1,024-host permutation: 348 connection
+ * cuts against 6 without loss by send time, tail 411 us against 329).
+ * Where nothing marks, a loss may be the only signal: both are cut.
+ */
+void mre_cc_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 n)
+{
+	path_ack(p, c, 0, n, 0, true);
 }
 
 void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c)

@@ -17,7 +17,8 @@
  * that queue on every path of the connection counts as CE marks, so the
  * flows sharing it cut together before it overflows. loss_beta_shift makes
  * every loss cut the path's window by 2^-n. A timeout collapses the path's
- * window to min_cwnd.
+ * window to min_cwnd. A loss by send time (loss.c) on a fabric that marks
+ * cuts its path but not the connection: it came without its path's marks.
  *
  * Receiver: every ACK carries a fair-share rate, the receiver's capacity
  * divided by the number of connections that sent it data recently. The
@@ -37,6 +38,8 @@ void mre_cc_path_init(struct mre_path *p, struct mre_conn *c);
 /* an ACK settled @acked PSNs and @lost PSNs on @p and reported @ce new marks */
 void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 		     u32 lost, u32 ce);
+/* @n PSNs of @p lost by send time (loss.c) */
+void mre_cc_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 n);
 void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c);
 /* @n TSNs were newly accepted (connection window) */
 void mre_cc_conn_acked(struct mre_conn *c, u32 n);

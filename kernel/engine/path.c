@@ -689,7 +689,7 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 	advance_una(p);
 	tlp_settled(p);
 	if (p->health != MRE_PATH_FAILED) {
-		mre_cc_path_ack(p, c, 0, n, 0);
+		mre_cc_path_time_lost(p, c, n);
 		check_repath(p, c);
 	}
 	/*

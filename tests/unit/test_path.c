@@ -880,6 +880,60 @@ MRE_TEST(cc_loss_with_queue_is_congestion)
 	MRE_EXPECT_EQ(test, o->c.cwnd, cw / 2);
 }
 
+/* PSNs 0 and 1 lost by send time, with a full queue behind them */
+static struct one *time_loss(struct kunit *test, u32 st_ce, u32 *w, u32 *cw)
+{
+	struct one *o = one_new(test, NULL);
+
+	send_n(o, 2);
+	o->now += 30000;
+	send_n(o, 18);
+	o->p->st_ce = st_ce;
+	o->p->win_end = o->p->psn_next;
+	o->c.inflight = 20;
+	o->p->min_rtt = 10000;
+	o->p->last_rtt = 45000;			/* 350 %: a full queue */
+	*w = o->p->cwnd;
+	*cw = o->c.cwnd;
+	/* TSN 2, sent 30 us after them, arrived */
+	mre_path_time_lost(o->p, &o->c, (u32)o->now, 2, 20000, o->now);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_time, 2);
+	MRE_EXPECT_EQ(test, o->p->st_lost, 2);
+	MRE_EXPECT_EQ(test, o->p->cwnd, *w / 2);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_cut, 1);
+	return o;
+}
+
+/*
+ * A loss by send time comes without its path's CE marks (no ACK of the path
+ * brought it): on a fabric that marks it cuts the path but not the
+ * connection (such cuts took the 1,024-host permutation's tail from 329 to
+ * 411 us). A FACK loss then still cuts the connection; and where nothing
+ * marks, a loss by send time cuts both.
+ */
+MRE_TEST(cc_time_loss_no_conn_cut)
+{
+	struct one *o;
+	struct mre_pkt a;
+	u32 w, cw;
+
+	o = time_loss(test, 1, &w, &cw);	/* ECN speaks for the queue */
+	MRE_EXPECT_EQ(test, o->c.cwnd, cw);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CUT][MRE_TRW_LOSS], 1);
+	/* PSN 2 missing, 3..7 SACKed, 45 us after they left: FACK */
+	o->now += 45000;
+	o->c.inflight = 18;
+	a = ack_for(o, 0, 2, 0x1f, o->now - 45000);
+	mre_path_ack(o->p, &o->c, &a, o->now);
+	MRE_EXPECT_EQ(test, o->n.ep.ctr.loss_fast, 1);
+	MRE_EXPECT(test, o->c.cwnd < cw);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CUT][MRE_TRW_LOSS], 2);
+
+	o = time_loss(test, 0, &w, &cw);	/* nothing marks */
+	MRE_EXPECT_EQ(test, o->c.cwnd, MRE_MIN(cw, 20u << MRE_FP) / 2);
+	MRE_EXPECT_EQ(test, o->n.tr[MRE_TR_CUT][MRE_TRW_LOSS], 2);
+}
+
 MRE_TEST(cc_loss_queue_pct_off)
 {
 	struct mre_config cfg;
@@ -1087,6 +1141,7 @@ MRE_SUITE(path,
 	  MRE_CASE(cc_hint_counts_handshakes),
 	  MRE_CASE(cc_hint_epoch_spans_fanin),
 	  MRE_CASE(cc_loss_with_queue_is_congestion),
+	  MRE_CASE(cc_time_loss_no_conn_cut),
 	  MRE_CASE(cc_loss_queue_pct_off),
 	  MRE_CASE(cc_slow_start_ends_on_queue),
 	  MRE_CASE(cc_delay_marks_without_ecn),
