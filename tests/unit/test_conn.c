@@ -1054,6 +1054,29 @@ MRE_TEST(conn_peer_dead)
 	MRE_EXPECT_EQ(test, r.p->n[0].tr_last.ev, MRE_TR_CONN_FAIL);
 }
 
+/*
+ * The peer's end of the connection failed and drops what comes (a FAILED
+ * connection is kept until it reopens): ours must fail too, not wait.
+ */
+MRE_TEST(conn_peer_failed_end)
+{
+	struct mre_config cfg;
+	struct rig r;
+
+	mre_config_default(&cfg);
+	cfg.dead_ns = 50000000;
+	rig_init(test, &r, &cfg, 5000);
+	write(&r, 0, 8 * KB, 1);
+	pair_run(r.p, 10000000);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	mre_conn_fail(&r.p->c[1], MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
+		      MRE_TRW_DEAD);
+	write(&r, 0, 8 * KB, 2);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
+}
+
 /* a failed connection is reopened (new id) and carries new streams */
 MRE_TEST(conn_reopen_after_failure)
 {
@@ -1491,6 +1514,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_ack_req_until_measured),
 	  MRE_CASE(conn_path_blackhole),
 	  MRE_CASE(conn_peer_dead),
+	  MRE_CASE(conn_peer_failed_end),
 	  MRE_CASE(conn_reopen_after_failure),
 	  MRE_CASE(conn_detach_in_flight),
 	  MRE_CASE(conn_stream_vanishes_in_flight),
