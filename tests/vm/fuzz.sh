@@ -98,21 +98,6 @@ refused_now() {	# refused_now DEV: "NAME VALUE" of each counter that accounts a 
 		read -r v < "$f"; echo "$n $v"
 	done
 }
-# datagrams the victim's kernel dropped before mroce saw them, as "NAME
-# VALUE" lines like refused_now's (counted drops too): the victim's UDP
-# and IP drop counters in nsB, its veth's rx_dropped (a full peer queue),
-# and the backlog drops of /proc/net/softnet_stat (every CPU, every
-# namespace: an upper bound for the victim's share)
-kernel_drops() {
-	"${SX[@]}" awk '$1 == "Udp:" && !u { for (i = 2; i <= NF; i++) h[i] = $i; u = 1; next }
-		$1 == "Udp:" { for (i = 2; i <= NF; i++) if (h[i] ~ /^(InErrors|RcvbufErrors|InCsumErrors)$/) print "kernel_udp_" h[i], $i }
-		$1 == "Ip:" && !p { for (i = 2; i <= NF; i++) g[i] = $i; p = 1; next }
-		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (g[i] ~ /^(InDiscards|InHdrErrors|InAddrErrors)$/) print "kernel_ip_" g[i], $i }' /proc/net/snmp
-	echo "kernel_rx_dropped $("${SX[@]}" cat "/sys/class/net/$S_IF/statistics/rx_dropped")"
-	local a b s=0
-	while read -r a b _; do s=$((s + 16#$b)); done < /proc/net/softnet_stat
-	echo "kernel_backlog_dropped $s"
-}
 refused_diff() {	# refused_diff BEFORE AFTER: "SUM name=+N ..."
 	awk 'NR == FNR {b[$1] = $2; next} $2 != b[$1] {d = $2 - b[$1]; s += d; l = l " " $1 "=+" d}
 		END {print s + 0 l}' "$1" "$2"

@@ -43,9 +43,11 @@
 #   - the attack reached the victim (rx_packets moved by at least the
 #     number of packets sent);
 #   - every attack packet was refused under a reason: the victim's drop
-#     counters (REFUSED below) moved by at least the number sent, from just
-#     before the tool ran to just after it (the victim handles a datagram
-#     in the sender's softirq; flood: 1 s after, for the connect work);
+#     counters (REFUSED below), with what its kernel dropped before mroce
+#     saw it (kernel_drops, topo.sh), moved by at least the number sent,
+#     from just before the tool ran to just after it (the victim handles a
+#     datagram in the sender's softirq; flood: 1 s after, for the connect
+#     work);
 #   - flood: the victim made no peer for the nodes named;
 #   - proven: it made one, the attacker's (its CONNECTs after the first
 #     are challenged on that connection, not refused: the refusal check
@@ -234,13 +236,13 @@ phase() {	# phase NAME
 	r0=$(peer_line)
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	m0=$(mem_kib)
-	refused_now "$S_DEV" > "$PAIR_LOG/$ph-ref0"
+	{ refused_now "$S_DEV"; kernel_drops; } > "$PAIR_LOG/$ph-ref0"
 	"$fn" > "$PAIR_LOG/$ph-craft.out" 2>&1
 	# the victim handled the datagrams in the sender's softirq, CONNECTs
 	# from new nodes (and one claiming the real peer) in its connect
 	# work: let that drain
 	case $ph in flood|proven|forged) sleep "$T_SCALE";; esac
-	refused_now "$S_DEV" > "$PAIR_LOG/$ph-ref1"
+	{ refused_now "$S_DEV"; kernel_drops; } > "$PAIR_LOG/$ph-ref1"
 	sleep 1
 	m1=$(mem_kib)
 	echo "# $ph: attack at +$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}') s into the transfer, took $(since "$t1") s with the 1 s after it:"

@@ -321,3 +321,20 @@ res_counts_nopool() {	# res_counts_nopool DEV: res_counts without the idle pool 
 	r=$(res_counts "$1") p=$(res_cq_pool "$1")
 	echo "$r" | awk -v p="$p" '{for (i = 1; i < NF; i++) if ($i == "cq") $(i+1) -= p; print}'
 }
+
+# datagrams the victim's kernel dropped before mroce saw them, as "NAME
+# VALUE" lines like the tests' refused_now (counted drops too; fuzz.sh,
+# hostile.sh): the UDP and IP drop counters of the victim's namespace
+# (SX), its veth's rx_dropped (a full peer queue), and the backlog drops
+# of /proc/net/softnet_stat (every CPU and namespace: an upper bound for
+# the victim's share)
+kernel_drops() {
+	"${SX[@]}" awk '$1 == "Udp:" && !u { for (i = 2; i <= NF; i++) h[i] = $i; u = 1; next }
+		$1 == "Udp:" { for (i = 2; i <= NF; i++) if (h[i] ~ /^(InErrors|RcvbufErrors|InCsumErrors)$/) print "kernel_udp_" h[i], $i }
+		$1 == "Ip:" && !p { for (i = 2; i <= NF; i++) g[i] = $i; p = 1; next }
+		$1 == "Ip:" { for (i = 2; i <= NF; i++) if (g[i] ~ /^(InDiscards|InHdrErrors|InAddrErrors)$/) print "kernel_ip_" g[i], $i }' /proc/net/snmp
+	echo "kernel_rx_dropped $("${SX[@]}" cat "/sys/class/net/$S_IF/statistics/rx_dropped")"
+	local a b s=0
+	while read -r a b _; do s=$((s + 16#$b)); done < /proc/net/softnet_stat
+	echo "kernel_backlog_dropped $s"
+}
