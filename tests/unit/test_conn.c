@@ -1054,6 +1054,18 @@ MRE_TEST(conn_peer_dead)
 	MRE_EXPECT_EQ(test, r.p->n[0].tr_last.ev, MRE_TR_CONN_FAIL);
 }
 
+/* a rig (dead_ns 50 ms) whose streams carried one 8 KiB WRITE: done? */
+static bool one_write(struct kunit *test, struct rig *r,
+		      struct mre_config *cfg)
+{
+	mre_config_default(cfg);
+	cfg->dead_ns = 50000000;
+	rig_init(test, r, cfg, 5000);
+	write(r, 0, 8 * KB, 1);
+	pair_run(r->p, 10000000);
+	return r->a->nlog == 1;
+}
+
 /*
  * The peer's end of the connection failed and drops what comes (a FAILED
  * connection is kept until it reopens): ours must fail too, not wait.
@@ -1063,12 +1075,7 @@ MRE_TEST(conn_peer_failed_end)
 	struct mre_config cfg;
 	struct rig r;
 
-	mre_config_default(&cfg);
-	cfg.dead_ns = 50000000;
-	rig_init(test, &r, &cfg, 5000);
-	write(&r, 0, 8 * KB, 1);
-	pair_run(r.p, 10000000);
-	MRE_ASSERT(test, r.a->nlog == 1);
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
 	mre_conn_fail(&r.p->c[1], MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
 		      MRE_TRW_DEAD);
 	write(&r, 0, 8 * KB, 2);
@@ -1085,12 +1092,8 @@ MRE_TEST(conn_reopen_after_failure)
 	struct rig r;
 	u32 old;
 
-	mre_config_default(&cfg);
-	cfg.dead_ns = 50000000;
-	rig_init(test, &r, &cfg, 5000);
-	write(&r, 0, 8 * KB, 1);		/* both streams carry traffic */
-	pair_run(r.p, 10000000);
-	MRE_ASSERT(test, r.a->nlog == 1);
+	/* both streams carry traffic */
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
 	r.p->hook = hook_all;
 	write(&r, 0, 8 * KB, 2);
 	pair_run(r.p, 1000000000ULL);
@@ -1171,12 +1174,7 @@ MRE_TEST(conn_idle_then_send)
 	struct mre_config cfg;
 	struct rig r;
 
-	mre_config_default(&cfg);
-	cfg.dead_ns = 50000000;
-	rig_init(test, &r, &cfg, 5000);
-	write(&r, 0, 8 * KB, 1);
-	pair_run(r.p, 10000000);
-	MRE_ASSERT(test, r.a->nlog == 1);
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
 	r.p->now += 10 * cfg.dead_ns;		/* a long quiet spell */
 	write(&r, 8 * KB, 8 * KB, 2);
 	pair_run(r.p, 100000000);
