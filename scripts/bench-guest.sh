@@ -55,7 +55,7 @@ wall=$(elapsed "$t0")
 	echo
 	echo "Ratios are of medians. Per-run figures, netem drops and counter deltas: raw.tsv."
 	echo "Medians: summary.tsv. What limits the targets missed, and the figures before this"
-	echo "round's changes: NOTES.md; where a small operation's time goes: PROFILE.md"
+	echo "round's changes: NOTES.md; where a small operation's time goes: TIMELINE.md (and METER.md)"
 	echo "(scripts/bench-profile.sh)."
 } > "$OUT/README.md"
 cat "$OUT/README.md"

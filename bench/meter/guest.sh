@@ -14,6 +14,9 @@
 #                       a knob is two boots: instruction counts do not move
 #                       between boots as wall time does)
 #     cases="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"
+#     trace=K   a timeline instead (scripts/bench-timeline.sh, no plugin):
+#               the kernel's trace of work requests n/2 to n/2 + K, with
+#               the shim turning it on and off and marking each request
 #
 # Writes $RIG_OUT/meter/: runs.tsv (window id, driver, case, rep,
 # operations, perftest's figure, rc), kallsyms and modules (to resolve the
@@ -21,12 +24,13 @@
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
-REPS=2 DRIVERS=rxe,mroce SCALE=1 PARAMS=""
+REPS=2 DRIVERS=rxe,mroce SCALE=1 PARAMS="" TRACE=0
 CASESEL="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"
 for a in "$@"; do
 	case $a in
 	reps=*) REPS=${a#*=};; drivers=*) DRIVERS=${a#*=};; scale=*) SCALE=${a#*=};;
 	cases=*) CASESEL=${a#*=};; params=*) PARAMS=${a#*=};;
+	trace=*) TRACE=${a#*=};;
 	"") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -47,7 +51,7 @@ mkdir -p "$O"
 PAIR_LOG=$O/logs; mkdir -p "$PAIR_LOG"
 SHIM=$MROCE_SHARE/mroce-meter-shim.so
 printf 'id\tdriver\tcase\trep\tops\tfigure\trc\n' > "$O/runs.tsv"
-echo "# reps=$REPS drivers=$DRIVERS scale=$SCALE cases=$CASESEL params=$PARAMS"
+echo "# reps=$REPS drivers=$DRIVERS scale=$SCALE cases=$CASESEL params=$PARAMS trace=$TRACE"
 
 t_ok "meter shim shared" test -f "$SHIM"
 t_ok "install module and provider" mroce_install
@@ -69,11 +73,48 @@ cat /proc/kallsyms > "$O/kallsyms"
 cat /proc/modules > "$O/modules"
 t_ok "kallsyms has addresses" bash -c "grep -q '^ffff[0-9a-f]*[1-9a-f][0-9a-f]* [tT] ' '$O/kallsyms'"
 
+# the timeline's trace: scheduling, interrupts, timers, packets, and the
+# drivers' own steps as kprobes (a name the module lacks is left out)
+TR=/sys/kernel/tracing
+EVENTS="sched/sched_switch sched/sched_wakeup irq/softirq_entry irq/softirq_exit
+irq_vectors/local_timer_entry timer/hrtimer_start timer/hrtimer_expire_entry
+timer/hrtimer_cancel timer/timer_start timer/timer_expire_entry net/net_dev_xmit
+net/netif_receive_skb workqueue/workqueue_execute_start power/cpu_idle"
+PROBES="mroce:mroce_post_send mroce:mroce_req_kick mroce:mroce_rx mroce:mre_msg_rx
+mroce:peer_timer mroce:set_timer mroce:tlp_arm mroce:mre_send_ack mroce:mre_send_probe
+mroce:mre_stream_complete mroce:mroce_resp_read mroce:mroce_resp_atomic
+rdma_rxe:rxe_post_send rdma_rxe:rxe_rcv rdma_rxe:rxe_requester rdma_rxe:rxe_responder
+rdma_rxe:rxe_completer"
+trace_init() {
+	local e p
+	[ -e $TR/trace ] || mount -t tracefs nodev $TR
+	echo 0 > $TR/tracing_on
+	echo nop > $TR/current_tracer
+	echo global > $TR/trace_clock
+	echo 16384 > $TR/buffer_size_kb
+	for e in $EVENTS; do
+		echo 1 > "$TR/events/$e/enable" || echo "# no event $e"
+	done
+	for p in $PROBES; do
+		echo "p:tl/${p#*:} $p" >> $TR/kprobe_events 2> /dev/null || echo "# no kprobe $p"
+	done
+	[ -d $TR/events/tl ] && echo 1 > $TR/events/tl/enable
+	t_ok "trace events on" test "$(cat $TR/events/sched/sched_switch/enable)" = 1
+}
+[ "$TRACE" = 0 ] || trace_init
+
 run() {	# run ID DRIVER CASE REP
-	local id=$1 d=$2 c=$3 rep=$4 line prog n metric args a b rc fig
+	local id=$1 d=$2 c=$3 rep=$4 line prog n metric args a b rc fig win
 	line=$(grep "^$c|" <<<"$CASES")
 	IFS='|' read -r _ prog n metric <<<"$line"
 	n=$((n * SCALE)) a=$((n / 4)) b=$((3 * n / 4))
+	win=("METER_ID=$id" "METER_FROM=$a" "METER_TO=$b")
+	if [ "$TRACE" != 0 ]; then
+		a=$((n / 2)) b=$((n / 2 + TRACE))
+		win=("METER_TRACE=$TR" "METER_FROM=$a" "METER_TO=$b")
+		echo 0 > $TR/tracing_on
+		echo > $TR/trace
+	fi
 	read -r -a args <<<"$prog"
 	# not pair(): its watch loop forks every 0.2 s, work the windows would
 	# count; the client runs in the foreground, and nothing else runs
@@ -82,10 +123,14 @@ run() {	# run ID DRIVER CASE REP
 		> "$log.srv" 2>&1 &
 	sp=$!
 	wait_server tcp:18515
-	timeout 120 env "LD_PRELOAD=$SHIM" "METER_ID=$id" "METER_FROM=$a" "METER_TO=$b" \
+	timeout 120 env "LD_PRELOAD=$SHIM" "${win[@]}" \
 		"${args[@]}" -n "$n" --use_old_post_send -d "${d}0" -x "${CG[$d]}" -F 198.18.0.2 > "$log.cli" 2>&1
 	rc=$?
 	wait "$sp"; src=$?
+	if [ "$TRACE" != 0 ]; then
+		echo 0 > $TR/tracing_on
+		cat $TR/trace > "$O/trace-$id.txt"
+	fi
 	[ $rc -ne 0 ] || rc=$src
 	if [ "$metric" = lat ]; then
 		fig=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+/ {print $5; exit}' "$log.cli")

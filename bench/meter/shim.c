@@ -13,13 +13,20 @@
  * and puts itself in front of that pointer. perftest needs
  * --use_old_post_send for this (its ibv_wr_* path bypasses ops.post_send).
  * Without METER_ID the shim does nothing.
+ *
+ * For a timeline (scripts/bench-timeline.sh), METER_TRACE=DIR (tracefs)
+ * turns the kernel's trace on before work request METER_FROM and off
+ * before the one after METER_TO, and writes "mroce-op N" into it before
+ * each work request N between; the plugin's marks are then not set.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <infiniband/verbs.h>
 #include "mark.h"
 
@@ -30,6 +37,7 @@ static post_send_fn real_post_send;
 static unsigned char *page;
 static unsigned long id, from, to, posted;
 static int state;	/* 0 before the window, 1 in it, 2 after */
+static int trace_fd = -1, trace_on = -1;
 
 static void mark(unsigned int off)
 {
@@ -41,6 +49,27 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 {
 	struct ibv_send_wr *w;
 
+	if (trace_fd >= 0) {
+		char m[32];
+		int n;
+
+		if (state == 0 && posted + 1 >= from) {
+			state = 1;
+			if (write(trace_on, "1", 1) != 1)
+				perror("meter shim: tracing_on");
+		}
+		if (state == 1 && posted + 1 > to) {
+			state = 2;
+			if (write(trace_on, "0", 1) != 1)
+				perror("meter shim: tracing_on");
+		}
+		if (state == 1) {
+			n = snprintf(m, sizeof(m), "mroce-op %lu", posted + 1);
+			if (write(trace_fd, m, n) != n)
+				perror("meter shim: trace_marker");
+		}
+		goto post;
+	}
 	if (state == 0 && posted + 1 >= from) {
 		state = 1;
 		mark(MARK_SLOT * id);
@@ -49,6 +78,7 @@ static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		state = 2;
 		mark(MARK_PAGE + MARK_SLOT * id);
 	}
+post:
 	for (w = wr; w; w = w->next)
 		posted++;
 	return real_post_send(qp, wr, bad);
@@ -63,7 +93,7 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 		real = (struct ibv_context *(*)(struct ibv_device *))
 			dlsym(RTLD_NEXT, "ibv_open_device");
 	ctx = real ? real(dev) : NULL;
-	if (!ctx || !page)
+	if (!ctx || (!page && trace_fd < 0))
 		return ctx;
 	if (!real_post_send)
 		real_post_send = ctx->ops.post_send;
@@ -76,17 +106,30 @@ struct ibv_context *ibv_open_device(struct ibv_device *dev)
 
 __attribute__((constructor)) static void shim_init(void)
 {
-	const char *s = getenv("METER_ID");
+	const char *s = getenv("METER_ID"), *t = getenv("METER_TRACE");
 	void *p;
 
-	if (!s)
+	if (!s && !t)
 		return;
-	id = strtoul(s, NULL, 0);
+	id = strtoul(s ? : "0", NULL, 0);
 	from = strtoul(getenv("METER_FROM") ? : "1", NULL, 0);
 	to = strtoul(getenv("METER_TO") ? : "0", NULL, 0);
 	if (id >= MARK_IDS || !from || to <= from) {
 		fprintf(stderr, "meter shim: METER_ID < %u, 0 < METER_FROM < METER_TO\n",
 			MARK_IDS);
+		return;
+	}
+	if (t) {
+		char f[256];
+
+		snprintf(f, sizeof(f), "%s/tracing_on", t);
+		trace_on = open(f, O_WRONLY | O_CLOEXEC);
+		snprintf(f, sizeof(f), "%s/trace_marker", t);
+		trace_fd = open(f, O_WRONLY | O_CLOEXEC);
+		if (trace_fd < 0 || trace_on < 0) {
+			perror("meter shim: METER_TRACE");
+			trace_fd = -1;
+		}
 		return;
 	}
 	p = mmap((void *)MARK_VA, 2 * MARK_PAGE, PROT_READ | PROT_WRITE,
