@@ -64,6 +64,9 @@ MODULE_PARM_DESC(ack_ooo, "acknowledge a packet that arrives out of order at onc
 static uint tx_burst = 32;
 module_param(tx_burst, uint, 0444);
 MODULE_PARM_DESC(tx_burst, "most packets one connection sends before letting others run (default 32)");
+static uint small_msg = 4096;
+module_param(small_msg, uint, 0444);
+MODULE_PARM_DESC(small_msg, "a message of at most this many bytes keeps to one path, 0: spray every packet (default 4096)");
 /*
  * Off by default here (the engine's default is 300): a software endpoint's
  * RTT jitters by more than a switch queue adds, so most samples look
@@ -89,6 +92,7 @@ void mroce_engine_config(struct mre_config *cfg)
 	cfg->init_cwnd = init_cwnd;
 	cfg->ack_freq = ack_freq;
 	cfg->tx_burst = tx_burst;
+	cfg->small_bytes = small_msg;
 	cfg->ack_ooo_now = ack_ooo;
 	cfg->loss_queue_pct = loss_queue_pct;
 	/* software endpoints jitter by milliseconds: probe gently */

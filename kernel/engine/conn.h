@@ -158,6 +158,7 @@ struct mre_conn {
 	/* paths */
 	struct mre_path *paths;	/* [npaths] */
 	u32 rr;			/* spray cursor */
+	u32 small;		/* the path small messages keep to (send.c) */
 
 	/* congestion control of the whole connection (cc.c) */
 	u32 cwnd;		/* packets << MRE_FP */

@@ -100,6 +100,7 @@ void mre_config_default(struct mre_config *cfg)
 		.repath_loss_pct = 5,
 		.repath_factor = 4,
 		.tx_burst = 32,
+		.small_bytes = 4096,
 		.reset_burst = 100,
 	};
 }

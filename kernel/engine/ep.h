@@ -67,6 +67,7 @@ struct mre_config {
 	u32 repath_loss_pct;	/* move a path whose loss exceeds this %, and ... */
 	u32 repath_factor;	/* ... this many times the connection's average */
 	u32 tx_burst;		/* most packets one mre_conn_run() sends */
+	u32 small_bytes;	/* a message this small keeps to one path (send.c) */
 	u32 reset_burst;	/* RESETs a second to one source (demux.c) */
 };
 

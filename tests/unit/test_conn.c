@@ -735,16 +735,24 @@ MRE_TEST(conn_read_answered_by_response)
 	mre_config_default(&cfg);
 	cfg.ack_delay_ns = 500000;	/* the kernel's: the ACK would wait */
 	cfg.ack_freq = 8;
-	/* the window's own asks (twice a window) beyond the 8 READs below */
+	/*
+	 * the windows' own asks (twice a window, the connection's and the
+	 * path's: small responses keep to one path) beyond the READs below
+	 */
 	cfg.conn_init_cwnd = 64;
+	cfg.init_cwnd = 64;
 	rig_init(test, &r, &cfg, 10000);
-	write(&r, 0, 64, 1);
+	/* sprayed (small READs keep to one path): every path measured */
+	write(&r, 0, 32 * KB, 1);
 	pair_run(r.p, 1000000000ULL);
 	w.rkey = at.rkey = r.mr->key;
 	w.raddr = at.raddr = 0x10000;
 	lbuf = MRE_ALLOC(test, 64);
-	/* every path gets its RTT sample first (requests ask while none) */
-	for (k = 0; k < 64 && !all_timed(&r.p->c[0]); k++) {
+	/*
+	 * Requests ask on a path with no RTT sample, and so do responses: two
+	 * READs measure the one path the responder's small responses keep to.
+	 */
+	for (k = 0; k < 2; k++) {
 		mdl_post_send(r.a, &w, lbuf, 2 + k);
 		pair_run(r.p, 1000000000ULL);
 	}
@@ -990,6 +998,80 @@ MRE_TEST(conn_ack_req_until_measured)
 	MRE_EXPECT_GE(test, q.noreq, 1);
 	for (i = 0; i < r.p->c[0].npaths; i++)
 		MRE_EXPECT(test, r.p->c[0].paths[i].srtt != 0);
+}
+
+/* per DATA packet node 0 sent: its path; and the ACKs node 1 sent */
+struct pathlog {
+	u16 path[64];
+	u32 n;
+	u32 acks;
+};
+
+static bool hook_pathlog(struct pair *p, u32 from, const struct pair_pkt *pk,
+			 u64 n, u64 *extra)
+{
+	struct pathlog *l = p->hook_ctx;
+
+	if (from == 0 && pk->type == MRE_T_DATA && l->n < 64)
+		l->path[l->n++] = pk->path;
+	if (from == 1 && pk->type == MRE_T_ACK)
+		l->acks++;
+	return false;
+}
+
+/* four 4 KiB WRITEs one after another, then one of 16 KiB; MTU 1 KiB */
+static void small_then_large(struct kunit *test, u32 small_bytes,
+			     struct pathlog *l)
+{
+	struct mre_config cfg;
+	struct rig r;
+	u32 i;
+
+	mre_config_default(&cfg);
+	cfg.small_bytes = small_bytes;
+	rig_init(test, &r, &cfg, 5000);
+	write(&r, 0, KB, 1);		/* every path measured first */
+	write(&r, KB, 31 * KB, 2);
+	pair_run(r.p, 10000000);
+	r.p->hook = hook_pathlog;
+	r.p->hook_ctx = l;
+	for (i = 0; i < 4; i++) {
+		write(&r, 32 * KB + i * 4 * KB, 4 * KB, 10 + i);
+		pair_run(r.p, 10000000);
+	}
+	write(&r, 48 * KB, 16 * KB, 20);
+	pair_run(r.p, 10000000);
+	MRE_EXPECT_EQ(test, r.a->nlog, 7);
+	MRE_EXPECT(test, exactly_once(&r, 0, 64 * KB));
+	MRE_EXPECT_EQ(test, l->n, 32);
+}
+
+/*
+ * A small message keeps to one path, and the next small message to the
+ * same one (send.c, small_path()): one ACK per message instead of one per
+ * packet. A larger message is sprayed as before.
+ */
+MRE_TEST(conn_small_message_one_path)
+{
+	struct pathlog l = { 0 }, off = { 0 };
+	u32 i, distinct = 0;
+	u32 seen = 0;
+
+	small_then_large(test, 4096, &l);
+	for (i = 1; i < 16; i++)
+		MRE_EXPECT_EQ(test, l.path[i], l.path[0]);
+	for (i = 16; i < 32; i++)
+		if (!(seen & 1u << l.path[i])) {
+			seen |= 1u << l.path[i];
+			distinct++;
+		}
+	MRE_EXPECT_GE(test, distinct, 4);
+	/* sprayed, the same small messages took several paths, more ACKs */
+	small_then_large(test, 0, &off);
+	for (i = 1, distinct = 1; i < 4; i++)
+		distinct += off.path[i] != off.path[0];
+	MRE_EXPECT_GE(test, distinct, 2);
+	MRE_EXPECT_LE(test, l.acks + 4, off.acks);
 }
 
 MRE_TEST(conn_path_blackhole)
@@ -1510,6 +1592,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_nak_after_idle),
 	  MRE_CASE(conn_order_write_then_send),
 	  MRE_CASE(conn_ack_req_until_measured),
+	  MRE_CASE(conn_small_message_one_path),
 	  MRE_CASE(conn_path_blackhole),
 	  MRE_CASE(conn_peer_dead),
 	  MRE_CASE(conn_peer_failed_end),
