@@ -15,6 +15,10 @@
 #             inlined helpers included)
 #   embedder  tests/unit/model.c (the model host's callbacks)
 #   other     the rest: libc memcpy/memset (payload copies), the driver
+# Then the same for small operations (`mroce-cost small`: 1,000 each of a
+# 2-byte WRITE, a 2-byte READ and an 8-byte FETCH_ADD, one at a time, each
+# posted when the last completed): instructions per operation, both ends'
+# packets, ACKs and timers included.
 # Deterministic: the same build counts the same instructions every run.
 # --md prints a markdown section instead of plain lines.
 set -eu
@@ -52,3 +56,28 @@ awk -v pkts="$pkts" -v md="${1:-}" '
 			printf "total instr/pkt     %.0f\n", total / pkts
 		}
 	}' "$tmp/ann.txt"
+valgrind --tool=callgrind --toggle-collect=cost_small \
+	--callgrind-out-file="$tmp/cgs.out" build/sim/mroce-cost small >"$tmp/small.out" 2>"$tmp/vg.err"
+ops=$(awk '/^small_ops/ {print $2}' "$tmp/small.out")
+callgrind_annotate --auto=no --threshold=100 "$tmp/cgs.out" >"$tmp/anns.txt"
+awk -v ops="$ops" -v md="${1:-}" '
+	/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1; next }
+	/^ *[0-9,]+ +\(/ && /:/ {
+		n = $1; gsub(",", "", n)
+		if ($0 ~ /kernel\/engine\//) engine += n
+		else if ($0 ~ /tests\/unit\/model\.c/) model += n
+	}
+	END {
+		if (md == "--md") {
+			printf "\n| per small operation (WRITE, READ, FETCH_ADD in turn) | instructions |\n|---|---|\n"
+			printf "| engine (kernel/engine/) | %.0f |\n", engine / ops
+			printf "| embedder callbacks (model.c) | %.0f |\n", model / ops
+			printf "| total | %.0f |\n\n", total / ops
+			printf "%d small operations, one at a time.\n", ops
+		} else {
+			printf "small operations    %d\n", ops
+			printf "engine instr/op     %.0f\n", engine / ops
+			printf "embedder instr/op   %.0f\n", model / ops
+			printf "total instr/op      %.0f\n", total / ops
+		}
+	}' "$tmp/anns.txt"

@@ -279,15 +279,18 @@ static void answered(struct mre_conn *c, u32 tsn, u32 stream, u32 msn,
 
 void mre_msg_ack_tsns(struct mre_conn *c, const struct mre_pkt_ack *a, u64 now)
 {
-	u32 t, i, ahead = a->tsn_cum - c->tsn_una;
+	u32 t, ahead = a->tsn_cum - c->tsn_una;
+	u64 sack = a->tsn_sack;
 
 	/* by count, not seq_lt(): two values 2^31 apart each precede the other */
 	if (ahead <= c->tsn_next - c->tsn_una)
 		for (t = c->tsn_una; ahead; ahead--, t++)
 			tsn_accept(c, t, now);
-	for (i = 0; i < MRE_TSN_SACK_BITS; i++) {
-		t = a->tsn_cum + 1 + i;
-		if (!(a->tsn_sack >> i & 1) || seq_lt(t, c->tsn_una))
+	/* the set bits only: most ACKs carry none */
+	while (sack) {
+		t = a->tsn_cum + 1 + (u32)__builtin_ctzll(sack);
+		sack &= sack - 1;
+		if (seq_lt(t, c->tsn_una))
 			continue;
 		if (seq_ge(t, c->tsn_next))
 			break;
