@@ -159,6 +159,8 @@ struct mre_conn {
 	struct mre_path *paths;	/* [npaths] */
 	u32 rr;			/* spray cursor */
 	u32 small;		/* the path small messages keep to (send.c) */
+	u64 path_due;		/* no path deadline before this (0: none) */
+	bool quiet_waits;	/* a path waits for evidence (timers.c) */
 
 	/* congestion control of the whole connection (cc.c) */
 	u32 cwnd;		/* packets << MRE_FP */
@@ -232,6 +234,19 @@ static inline void mre_trace(struct mre_conn *c, const struct mre_trace *t)
 {
 	if (c->ep->ops->trace)
 		c->ep->ops->trace(c, t);
+}
+
+/*
+ * A path deadline is set to @at (returned): c->path_due stays at or before
+ * every path's deadline, so that mre_conn_run() looks at the paths only
+ * once one may be due. A deadline cleared or moved later leaves it early:
+ * that run looks, finds nothing due, and sets it exactly again.
+ */
+static inline u64 mre_conn_due(struct mre_conn *c, u64 at)
+{
+	if (at && (!c->path_due || at < c->path_due))
+		c->path_due = at;
+	return at;
 }
 
 static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)

@@ -14,6 +14,12 @@
  *               due: lost if nothing arrived of it (loss.c).
  *   plane_at    CHALLENGE rounds to unproven plane addresses of the peer,
  *               doubling, MRE_PLANE_TRIES of them (conn.c).
+ *
+ * A run looks at the paths' timers only once c->path_due, a bound no
+ * later than any of them (mre_conn_due()), is reached, or while a path
+ * waits for evidence (quiet_wait): most runs follow a packet and find no
+ * path timer due, and a scan of every path, twice, was a quarter of the
+ * engine's instructions per small operation (scripts/bench-cost.sh).
  */
 #include "engine.h"
 #include "loss.h"
@@ -96,6 +102,8 @@ static void path_timers(struct mre_conn *c, u64 now)
 {
 	u32 i;
 
+	if (!c->quiet_waits && (!c->path_due || now < c->path_due))
+		return;			/* none is due (mre_conn_due()) */
 	for (i = 0; i < c->npaths; i++) {
 		struct mre_path *p = &c->paths[i];
 		u64 d = mre_path_deadline(p);
@@ -141,8 +149,16 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	if (mre_send_transmit(c, now, &pace_at))
 		return now;		/* out of budget: come back at once */
 	next = earliest(next, pace_at);
-	for (i = 0; i < c->npaths; i++)
-		next = earliest(next, mre_path_deadline(&c->paths[i]));
+	/* the paths' exact earliest deadline, once the bound was reached */
+	if (c->quiet_waits || (c->path_due && now >= c->path_due)) {
+		c->path_due = 0;
+		c->quiet_waits = false;
+		for (i = 0; i < c->npaths; i++) {
+			mre_conn_due(c, mre_path_deadline(&c->paths[i]));
+			c->quiet_waits |= c->paths[i].quiet_wait;
+		}
+	}
+	next = earliest(next, c->path_due);
 	next = earliest(next, c->time_at);
 	if (c->tsn_una != c->tsn_next)
 		next = earliest(next, heard(c) + mre_cfg(c)->dead_ns + 1);
