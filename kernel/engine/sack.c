@@ -8,6 +8,7 @@ void mre_win_init(struct mre_win *w, u32 *map, u32 size, u32 base)
 {
 	w->base = base;
 	w->size = size;
+	w->marks = 0;
 	w->map = map;
 	mre_memset(map, 0, size / 8);
 }
@@ -44,6 +45,7 @@ static u32 win_slide(struct mre_win *w)
 		else
 			w->map[i >> 5] &= ~(((1u << run) - 1) << (i & 31));
 		w->base += run;
+		w->marks -= run;
 		n += run;
 	}
 	return n;
@@ -62,6 +64,7 @@ enum mre_win_res mre_win_mark(struct mre_win *w, u32 seq, u32 *advanced)
 		return MRE_WIN_DUP;
 	if (d) {
 		mre_bit_set(w->map, seq & (w->size - 1));
+		w->marks++;
 		return MRE_WIN_NEW;
 	}
 	w->base++;
@@ -79,10 +82,12 @@ u32 mre_win_skip(struct mre_win *w, u32 seq)
 	 */
 	if (seq_lt(w->base, seq) && d >= w->size) {
 		mre_memset(w->map, 0, w->size / 8);
+		w->marks = 0;
 		w->base = seq;
 		return d;
 	}
 	while (seq_lt(w->base, seq)) {
+		w->marks -= mre_bit(w->map, w->base & (w->size - 1));
 		mre_bit_clear(w->map, w->base & (w->size - 1));
 		w->base++;
 		n++;
@@ -108,6 +113,10 @@ void mre_win_extract(const struct mre_win *w, u32 *out, u32 nwords)
 {
 	u32 j, limit = w->size - 1;	/* base + 1 + limit - 1 is the last in window */
 
+	if (!w->marks) {		/* nothing beyond base: most ACKs */
+		mre_memset(out, 0, nwords * sizeof(*out));
+		return;
+	}
 	for (j = 0; j < nwords; j++) {
 		u32 lo = 32 * j;	/* bit 0 of this word: base + 1 + lo */
 

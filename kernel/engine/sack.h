@@ -23,6 +23,7 @@
 struct mre_win {
 	u32 base;	/* lowest number not yet seen */
 	u32 size;	/* bits in map: power of two, >= 32 */
+	u32 marks;	/* bits set in map (all beyond base) */
 	u32 *map;
 };
 

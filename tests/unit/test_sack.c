@@ -110,6 +110,21 @@ MRE_TEST(sack_random_vs_naive)
 		bad += r != want;
 		bad += w.base != n->origin + n->base;
 		bad += r == MRE_WIN_NEW && adv != n->base - old;
+		if (!(i & 63)) {	/* the count of marks the extract trusts */
+			u32 k, set = 0;
+
+			for (k = 0; k < size / 32; k++)
+				set += (u32)__builtin_popcount(map[k]);
+			bad += set != w.marks;
+			if (i & 64 && n->base + 3 < NAIVE) {
+				/* a skip (the peer gave up on 3) keeps it too */
+				u32 to = n->base + 3;
+
+				mre_win_skip(&w, w.base + 3);
+				while (n->base < to)
+					naive_mark(n, n->base);
+			}
+		}
 	}
 	MRE_EXPECT_EQ(test, bad, 0);
 	MRE_EXPECT_GE(test, n->base, 1000);
