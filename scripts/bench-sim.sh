@@ -148,6 +148,9 @@ received packet and at deadlines, as the engine's contract asks. Divided by
 the data packets, each sent once and received once, so a figure is the cost
 of one packet sent plus one received, with its share of ACKs (about one per
 two packets), timers and completions. The count repeats exactly run to run.
+The second table is \`mroce-cost small\`: a 2-byte WRITE, a 2-byte READ and an
+8-byte FETCH_ADD in turn, each posted when the last completed, all of both
+ends' work counted.
 
 COST
 	cat "$out/cost.md"
