@@ -513,7 +513,7 @@ void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes)
 		mre_path_repath(p, c, MRE_TRW_PLANES);
 		/* failed with its old plane: try it on the new one */
 		if (p->health == MRE_PATH_FAILED)
-			p->probe_at = mre_conn_due(c, now);
+			p->probe_at = mre_due(c, p, now);
 	}
 }
 
@@ -530,7 +530,7 @@ void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up)
 		if (!up)
 			mre_path_fail(p, c, now, MRE_TRW_PLANE);
 		else if (p->health == MRE_PATH_FAILED)
-			p->probe_at = mre_conn_due(c, now);
+			p->probe_at = mre_due(c, p, now);
 	}
 }
 

@@ -160,6 +160,7 @@ struct mre_conn {
 	u32 rr;			/* spray cursor */
 	u32 small;		/* the path small messages keep to (send.c) */
 	u64 path_due;		/* no path deadline before this (0: none) */
+	u32 due_path;		/* the path whose deadline set path_due */
 	bool quiet_waits;	/* a path waits for evidence (timers.c) */
 
 	/* congestion control of the whole connection (cc.c) */
@@ -237,15 +238,19 @@ static inline void mre_trace(struct mre_conn *c, const struct mre_trace *t)
 }
 
 /*
- * A path deadline is set to @at (returned): c->path_due stays at or before
- * every path's deadline, so that mre_conn_run() looks at the paths only
- * once one may be due. A deadline cleared or moved later leaves it early:
- * that run looks, finds nothing due, and sets it exactly again.
+ * A deadline of path @p is set to @at (returned): c->path_due stays at or
+ * before every path's deadline, so that mre_conn_run() looks at the paths
+ * only once one may be due, and c->due_path names the path that set it.
+ * While that path's deadline is still path_due, path_due is exact; once
+ * it was cleared or moved later, the next run finds the earliest again.
  */
-static inline u64 mre_conn_due(struct mre_conn *c, u64 at)
+static inline u64 mre_due(struct mre_conn *c, const struct mre_path *p,
+			  u64 at)
 {
-	if (at && (!c->path_due || at < c->path_due))
+	if (at && (!c->path_due || at < c->path_due)) {
 		c->path_due = at;
+		c->due_path = p->id;
+	}
 	return at;
 }
 

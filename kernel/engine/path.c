@@ -18,7 +18,7 @@
  *             other paths have been acknowledged, the path is silent
  *             (path_silent()); else it waits for such an ACK (quiet_wait).
  *   ack_at    (receive side) the delayed-ACK deadline, see recv.c.
- * Each is set through mre_conn_due(): mre_conn_run() looks no earlier.
+ * Each is set through mre_due(): mre_conn_run() looks no earlier.
  */
 #include "path.h"
 #include "cc.h"
@@ -184,7 +184,7 @@ static void quiet_set(struct mre_path *p, struct mre_conn *c, u64 sent)
 	p->quiet_on = true;
 	p->quiet_wait = false;
 	p->quiet_ts = sent;
-	p->quiet_due = mre_conn_due(c, sent + quiet_span(p));
+	p->quiet_due = mre_due(c, p, sent + quiet_span(p));
 }
 
 /*
@@ -241,8 +241,8 @@ static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	p->tlp_at = 0;
 	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED)
 		return;
-	p->tlp_at = mre_conn_due(c, now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns) +
-				 lazy_wait(p, c));
+	p->tlp_at = mre_due(c, p, now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns) +
+			    lazy_wait(p, c));
 }
 
 /*
@@ -285,8 +285,8 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, bool lazy,
 	p->since_repath++;
 	if (!p->rto_at) {
 		p->rto_base = now;
-		p->rto_at = mre_conn_due(c, now + lazy_wait(p, c) +
-					 (p->srtt ? p->rto : conn_rto(c, p)));
+		p->rto_at = mre_due(c, p, now + lazy_wait(p, c) +
+				    (p->srtt ? p->rto : conn_rto(c, p)));
 	}
 	if (!p->tlp_at && !p->tlp_out)
 		tlp_arm(p, c, now);
@@ -434,7 +434,7 @@ static void retime_guesses(struct mre_conn *c)
 
 		if (q->srtt || !q->rto_at || q->health == MRE_PATH_FAILED)
 			continue;
-		q->rto_at = mre_conn_due(c, q->rto_base + conn_rto(c, q));
+		q->rto_at = mre_due(c, q, q->rto_base + conn_rto(c, q));
 	}
 }
 
@@ -583,7 +583,7 @@ static void ack_measure(struct mre_path *p, struct mre_conn *c,
 		p->tlp_at = 0;
 	} else if (n->acked) {
 		p->rto_base = now;
-		p->rto_at = mre_conn_due(c, now + p->rto + lazy_wait(p, c));
+		p->rto_at = mre_due(c, p, now + p->rto + lazy_wait(p, c));
 		if (!p->tlp_out)
 			tlp_arm(p, c, now);
 	}
@@ -653,7 +653,7 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		p->tlp_at = 0;
 	} else {
 		p->rto_base = now;
-		p->rto_at = mre_conn_due(c, now + p->rto + lazy_wait(p, c));
+		p->rto_at = mre_due(c, p, now + p->rto + lazy_wait(p, c));
 		if (!p->tlp_out)
 			tlp_arm(p, c, now);
 	}
@@ -748,7 +748,7 @@ void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why)
 		c->ep->ctr.path_failed++;
 		p->probe_ivl = cfg->probe_min_ns;
 	}
-	p->probe_at = mre_conn_due(c, p->plane_down ? 0 : now + p->probe_ivl);
+	p->probe_at = mre_due(c, p, p->plane_down ? 0 : now + p->probe_ivl);
 	if (!p->plane_down)
 		mre_path_repath(p, c, why);
 	else
@@ -845,8 +845,8 @@ static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	}
 	p->rto = MRE_MIN(p->rto * 2, stall_rto_max(cfg));
 	p->rto_base = now;
-	p->rto_at = mre_conn_due(c, !p->inflight ? 0 : now + p->rto +
-				 c->ep->ops->random(c->ep) % (p->rto / 2 + 1));
+	p->rto_at = mre_due(c, p, !p->inflight ? 0 : now + p->rto +
+			    c->ep->ops->random(c->ep) % (p->rto / 2 + 1));
 	quiet_arm(p, c, now);
 	return probe;
 }
@@ -913,7 +913,7 @@ static void path_silent(struct mre_path *p, struct mre_conn *c, u64 now)
 	settle_all_lost(p, c, &c->ep->ctr.loss_silent, MRE_TRW_SILENT);
 	set_health(p, c, MRE_PATH_FAILED, MRE_TRW_SILENT);
 	p->probe_ivl = quiet_span(p) / 2;	/* doubled before it is used */
-	p->probe_at = mre_conn_due(c, p->plane_down ? 0 : now);
+	p->probe_at = mre_due(c, p, p->plane_down ? 0 : now);
 	path_event(c);
 }
 
@@ -950,7 +950,7 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 		mre_path_repath(p, c, MRE_TRW_PROBE);
 		probe = true;
 		p->probe_ivl = MRE_MIN(p->probe_ivl * 2, cfg->probe_max_ns);
-		p->probe_at = mre_conn_due(c, now + p->probe_ivl);
+		p->probe_at = mre_due(c, p, now + p->probe_ivl);
 	}
 	return probe;
 }

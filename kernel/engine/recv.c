@@ -89,7 +89,7 @@ static void ack_policy(struct mre_conn *c, struct mre_path *p,
 
 	if (why == ACK_DELAY && p->rx_unacked < mre_cfg(c)->ack_freq) {
 		if (!p->ack_at)
-			p->ack_at = mre_conn_due(c, now + mre_cfg(c)->ack_delay_ns);
+			p->ack_at = mre_due(c, p, now + mre_cfg(c)->ack_delay_ns);
 		return;
 	}
 	k->ack_asked += why == ACK_ASKED;

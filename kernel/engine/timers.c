@@ -16,7 +16,7 @@
  *               doubling, MRE_PLANE_TRIES of them (conn.c).
  *
  * A run looks at the paths' timers only once c->path_due, a bound no
- * later than any of them (mre_conn_due()), is reached, or while a path
+ * later than any of them (mre_due()), is reached, or while a path
  * waits for evidence (quiet_wait): most runs follow a packet and find no
  * path timer due, and a scan of every path, twice, was a quarter of the
  * engine's instructions per small operation (scripts/bench-cost.sh).
@@ -103,7 +103,7 @@ static void path_timers(struct mre_conn *c, u64 now)
 	u32 i;
 
 	if (!c->quiet_waits && (!c->path_due || now < c->path_due))
-		return;			/* none is due (mre_conn_due()) */
+		return;			/* none is due (mre_due()) */
 	for (i = 0; i < c->npaths; i++) {
 		struct mre_path *p = &c->paths[i];
 		u64 d = mre_path_deadline(p);
@@ -149,12 +149,19 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	if (mre_send_transmit(c, now, &pace_at))
 		return now;		/* out of budget: come back at once */
 	next = earliest(next, pace_at);
-	/* the paths' exact earliest deadline, once the bound was reached */
-	if (c->quiet_waits || (c->path_due && now >= c->path_due)) {
+	/*
+	 * The paths' earliest deadline, found again once the bound was
+	 * reached or its path no longer holds it: returned early, it would
+	 * start the embedder's timer for nothing (a timer interrupt an
+	 * operation in the guest).
+	 */
+	if (c->quiet_waits || (c->path_due && (now >= c->path_due ||
+	    c->due_path >= c->npaths ||
+	    mre_path_deadline(&c->paths[c->due_path]) != c->path_due))) {
 		c->path_due = 0;
 		c->quiet_waits = false;
 		for (i = 0; i < c->npaths; i++) {
-			mre_conn_due(c, mre_path_deadline(&c->paths[i]));
+			mre_due(c, &c->paths[i], mre_path_deadline(&c->paths[i]));
 			c->quiet_waits |= c->paths[i].quiet_wait;
 		}
 	}
