@@ -27,57 +27,52 @@ command -v valgrind >/dev/null || { echo "valgrind not installed" >&2; exit 1; }
 make -s -C tests/sim cost >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-valgrind --tool=callgrind --toggle-collect=cost_transfer \
-	--callgrind-out-file="$tmp/cg.out" build/sim/mroce-cost >"$tmp/run.out" 2>"$tmp/vg.err"
-pkts=$(awk '/^data_sent/ {print $2}' "$tmp/run.out")
-callgrind_annotate --auto=no --threshold=100 "$tmp/cg.out" >"$tmp/ann.txt"
-# lines: "1,234 (12.3%)  /path/file.c:function [/binary]"
-awk -v pkts="$pkts" -v md="${1:-}" '
+# count MODE TOGGLE UNIT: run mroce-cost MODE under callgrind, collecting
+# inside function TOGGLE; instructions by part, divided by the UNIT count
+# that mroce-cost prints. Lines of the annotation:
+# "1,234 (12.3%)  /path/file.c:function [/binary]"
+count() {
+	valgrind --tool=callgrind --toggle-collect="$2" \
+		--callgrind-out-file="$tmp/$1.cg" build/sim/mroce-cost ${1:+"$1"} >"$tmp/$1.out" 2>"$tmp/vg.err"
+	n=$(awk -v u="$3" '$1 == u {print $2}' "$tmp/$1.out")
+	callgrind_annotate --auto=no --threshold=100 "$tmp/$1.cg" |
+	awk -v n="$n" -v unit="$3" -v md="$md" '
 	/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1; next }
 	/^ *[0-9,]+ +\(/ && /:/ {
-		n = $1; gsub(",", "", n)
-		if ($0 ~ /kernel\/engine\//) engine += n
-		else if ($0 ~ /tests\/unit\/model\.c/) model += n
-		else other += n
+		k = $1; gsub(",", "", k)
+		if ($0 ~ /kernel\/engine\//) engine += k
+		else if ($0 ~ /tests\/unit\/model\.c/) model += k
 	}
 	END {
+		big = unit == "data_sent"
 		if (md == "--md") {
-			printf "| per data packet (sent + received) | instructions |\n|---|---|\n"
-			printf "| engine (kernel/engine/) | %.0f |\n", engine / pkts
-			printf "| embedder callbacks (model.c) | %.0f |\n", model / pkts
-			printf "| other (libc payload copies, driver) | %.0f |\n", (total - engine - model) / pkts
-			printf "| total | %.0f |\n\n", total / pkts
-			printf "%d data packets of 4 KiB, %d instructions in all.\n", pkts, total
+			if (big)
+				printf "| per data packet (sent + received) | instructions |\n|---|---|\n"
+			else
+				printf "\n| per small operation (WRITE, READ, FETCH_ADD in turn) | instructions |\n|---|---|\n"
+			printf "| engine (kernel/engine/) | %.0f |\n", engine / n
+			printf "| embedder callbacks (model.c) | %.0f |\n", model / n
+			if (big)
+				printf "| other (libc payload copies, driver) | %.0f |\n", (total - engine - model) / n
+			printf "| total | %.0f |\n\n", total / n
+			if (big)
+				printf "%d data packets of 4 KiB, %d instructions in all.\n", n, total
+			else
+				printf "%d small operations, one at a time.\n", n
+		} else if (big) {
+			printf "data packets        %d\n", n
+			printf "engine instr/pkt    %.0f\n", engine / n
+			printf "embedder instr/pkt  %.0f\n", model / n
+			printf "other instr/pkt     %.0f\n", (total - engine - model) / n
+			printf "total instr/pkt     %.0f\n", total / n
 		} else {
-			printf "data packets        %d\n", pkts
-			printf "engine instr/pkt    %.0f\n", engine / pkts
-			printf "embedder instr/pkt  %.0f\n", model / pkts
-			printf "other instr/pkt     %.0f\n", (total - engine - model) / pkts
-			printf "total instr/pkt     %.0f\n", total / pkts
+			printf "small operations    %d\n", n
+			printf "engine instr/op     %.0f\n", engine / n
+			printf "embedder instr/op   %.0f\n", model / n
+			printf "total instr/op      %.0f\n", total / n
 		}
-	}' "$tmp/ann.txt"
-valgrind --tool=callgrind --toggle-collect=cost_small \
-	--callgrind-out-file="$tmp/cgs.out" build/sim/mroce-cost small >"$tmp/small.out" 2>"$tmp/vg.err"
-ops=$(awk '/^small_ops/ {print $2}' "$tmp/small.out")
-callgrind_annotate --auto=no --threshold=100 "$tmp/cgs.out" >"$tmp/anns.txt"
-awk -v ops="$ops" -v md="${1:-}" '
-	/PROGRAM TOTALS/ { gsub(",", "", $1); total = $1; next }
-	/^ *[0-9,]+ +\(/ && /:/ {
-		n = $1; gsub(",", "", n)
-		if ($0 ~ /kernel\/engine\//) engine += n
-		else if ($0 ~ /tests\/unit\/model\.c/) model += n
-	}
-	END {
-		if (md == "--md") {
-			printf "\n| per small operation (WRITE, READ, FETCH_ADD in turn) | instructions |\n|---|---|\n"
-			printf "| engine (kernel/engine/) | %.0f |\n", engine / ops
-			printf "| embedder callbacks (model.c) | %.0f |\n", model / ops
-			printf "| total | %.0f |\n\n", total / ops
-			printf "%d small operations, one at a time.\n", ops
-		} else {
-			printf "small operations    %d\n", ops
-			printf "engine instr/op     %.0f\n", engine / ops
-			printf "embedder instr/op   %.0f\n", model / ops
-			printf "total instr/op      %.0f\n", total / ops
-		}
-	}' "$tmp/anns.txt"
+	}'
+}
+md=${1:-}
+count "" cost_transfer data_sent
+count small cost_small small_ops

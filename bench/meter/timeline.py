@@ -49,30 +49,21 @@ def label(e):
     _, cpu, comm, name, rest = e
     if name == 'tracing_mark_write':
         return None, rest.strip()
-    if name == 'net_dev_xmit':
-        k = 'packet sent %s len %s' % (field(rest, 'dev'), field(rest, 'len'))
+    # events whose kind is a prefix and one field of the event's text
+    kinds = {
+        'net_dev_xmit': 'packet sent', 'netif_receive_skb': 'packet received',
+        'hrtimer_start': 'hrtimer start', 'hrtimer_expire_entry': 'hrtimer expire',
+        'timer_start': 'timer start', 'timer_expire_entry': 'timer expire',
+    }
+    if name in ('net_dev_xmit', 'netif_receive_skb'):
+        k = '%s %s len %s' % (kinds[name], field(rest, 'dev'), field(rest, 'len'))
         return k, k
-    if name == 'netif_receive_skb':
-        k = 'packet received %s len %s' % (field(rest, 'dev'), field(rest, 'len'))
-        return k, k
-    if name == 'hrtimer_start':
+    if name in kinds:
         fn = re.search(r'function=(\S+)', rest)
-        k = 'hrtimer start %s' % (fn.group(1) if fn else '?')
-        return k, k
-    if name == 'hrtimer_expire_entry':
-        fn = re.search(r'function=(\S+)', rest)
-        k = 'hrtimer expire %s' % (fn.group(1) if fn else '?')
+        k = '%s %s' % (kinds[name], fn.group(1) if fn else '?')
         return k, k
     if name == 'hrtimer_cancel':
         return 'hrtimer cancel', None
-    if name == 'timer_start':
-        fn = re.search(r'function=(\S+)', rest)
-        k = 'timer start %s' % (fn.group(1) if fn else '?')
-        return k, k
-    if name == 'timer_expire_entry':
-        fn = re.search(r'function=(\S+)', rest)
-        k = 'timer expire %s' % (fn.group(1) if fn else '?')
-        return k, k
     if name == 'local_timer_entry':
         return 'timer interrupt', 'timer interrupt'
     if name == 'softirq_entry':
