@@ -10,7 +10,8 @@
 # depend on the host's speed; wall time under the plugin is slower than
 # without it and is reported only beside them. Not a timed test.
 #
-#   scripts/bench-insn.sh [--help] [ARGS for bench/meter/guest.sh]
+#   scripts/bench-insn.sh [--help] [--timeline] [ARGS for bench/meter/guest.sh]
+#     --timeline  scripts/bench-timeline.sh's runs instead (TIMELINE.md)
 #     reps=2  drivers=rxe,mroce  scale=1  params="K=V ..." (mroce's module
 #     parameters in this boot)
 #     cases="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"

@@ -12,12 +12,14 @@
  * calls the context's ops.post_send, so the shim wraps ibv_open_device()
  * and puts itself in front of that pointer. perftest needs
  * --use_old_post_send for this (its ibv_wr_* path bypasses ops.post_send).
- * Without METER_ID the shim does nothing.
+ * Without METER_ID or METER_TRACE the shim does nothing.
  *
  * For a timeline (scripts/bench-timeline.sh), METER_TRACE=DIR (tracefs)
  * turns the kernel's trace on before work request METER_FROM and off
- * before the one after METER_TO, and writes "mroce-op N" into it before
- * each work request N between; the plugin's marks are then not set.
+ * before METER_TO, and writes "mroce-op N" into it before each work
+ * request N from METER_FROM to METER_TO (METER_TO - METER_FROM
+ * operations, each from its mark to the next); the plugin's marks are
+ * then not set.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -44,41 +46,35 @@ static void mark(unsigned int off)
 	((void (*)(void))(page + off))();
 }
 
+/* open (1) or close (0) the window: the plugin's mark, or tracefs */
+static void window(int open)
+{
+	if (trace_fd < 0)
+		mark((open ? 0 : MARK_PAGE) + MARK_SLOT * id);
+	else if (write(trace_on, open ? "1" : "0", 1) != 1)
+		perror("meter shim: tracing_on");
+}
+
 static int post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		     struct ibv_send_wr **bad)
 {
 	struct ibv_send_wr *w;
 
-	if (trace_fd >= 0) {
-		char m[32];
-		int n;
-
-		if (state == 0 && posted + 1 >= from) {
-			state = 1;
-			if (write(trace_on, "1", 1) != 1)
-				perror("meter shim: tracing_on");
-		}
-		if (state == 1 && posted + 1 > to) {
-			state = 2;
-			if (write(trace_on, "0", 1) != 1)
-				perror("meter shim: tracing_on");
-		}
-		if (state == 1) {
-			n = snprintf(m, sizeof(m), "mroce-op %lu", posted + 1);
-			if (write(trace_fd, m, n) != n)
-				perror("meter shim: trace_marker");
-		}
-		goto post;
-	}
 	if (state == 0 && posted + 1 >= from) {
 		state = 1;
-		mark(MARK_SLOT * id);
+		window(1);
+	}
+	if (state == 1 && trace_fd >= 0) {	/* the mark ends the last one */
+		char m[32];
+		int n = snprintf(m, sizeof(m), "mroce-op %lu", posted + 1);
+
+		if (write(trace_fd, m, n) != n)
+			perror("meter shim: trace_marker");
 	}
 	if (state == 1 && posted + 1 >= to) {
 		state = 2;
-		mark(MARK_PAGE + MARK_SLOT * id);
+		window(0);
 	}
-post:
 	for (w = wr; w; w = w->next)
 		posted++;
 	return real_post_send(qp, wr, bad);

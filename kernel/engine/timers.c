@@ -97,13 +97,19 @@ static u64 connect_timer(struct mre_conn *c, u64 now)
 	return c->connect_at;
 }
 
+/* a path's timer may be due, or a path waits for evidence (mre_due()) */
+static bool paths_due(const struct mre_conn *c, u64 now)
+{
+	return c->quiet_waits || (c->path_due && now >= c->path_due);
+}
+
 /* the paths whose timers are due; the ACKs whose delay is over */
 static void path_timers(struct mre_conn *c, u64 now)
 {
 	u32 i;
 
-	if (!c->quiet_waits && (!c->path_due || now < c->path_due))
-		return;			/* none is due (mre_due()) */
+	if (!paths_due(c, now))
+		return;
 	for (i = 0; i < c->npaths; i++) {
 		struct mre_path *p = &c->paths[i];
 		u64 d = mre_path_deadline(p);
@@ -155,9 +161,9 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	 * start the embedder's timer for nothing (a timer interrupt an
 	 * operation in the guest).
 	 */
-	if (c->quiet_waits || (c->path_due && (now >= c->path_due ||
-	    c->due_path >= c->npaths ||
-	    mre_path_deadline(&c->paths[c->due_path]) != c->path_due))) {
+	if (paths_due(c, now) || (c->path_due &&
+	    (c->due_path >= c->npaths ||
+	     mre_path_deadline(&c->paths[c->due_path]) != c->path_due))) {
 		c->path_due = 0;
 		c->quiet_waits = false;
 		for (i = 0; i < c->npaths; i++) {
