@@ -62,8 +62,8 @@ DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] swni
 LINUX_SRC ?= $(CURDIR)/scripts/vm/src/linux-source-6.1
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
 MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] swnic/*.c include/mroce/*.h provider/*.[ch] include/uapi/rdma/*.h \
-	tests/vm/*.c tests/kmod/*.[ch]))
-# provider/ and tests/vm/ are userspace: the kernel's __printf()/__alias()
+	tests/vm/*.c tests/kmod/*.[ch] bench/guest/*.c))
+# provider/, tests/vm/ and bench/guest/ are userspace: the kernel's __printf()/__alias()
 # wrappers do not exist there
 CHECKPATCH_IGNORE := FILE_PATH_CHANGES,PREFER_DEFINED_ATTRIBUTE_MACRO
 
@@ -140,7 +140,8 @@ $(O)/tests/mroce-craft: tests/vm/craft.c kernel/engine/wire.c kernel/engine/wire
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -Ikernel/engine -o $@ tests/vm/craft.c kernel/engine/wire.c
 
-$(O)/tests/mroce-udp-ceiling: tests/vm/udp-ceiling.c
+# a benchmark's program (bench/guest/bench.sh), built and shared with the tests' ones
+$(O)/tests/mroce-udp-ceiling: bench/guest/udp-ceiling.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $<
 

@@ -11,7 +11,7 @@
 # TCG figures are ~100x below native and the shared host adds noise, so only
 # the ratio mroce/rxe inside one run means something.
 #
-#   scripts/bench-fabric.sh [--help] [ARGS for tests/vm/fabric-bench.sh]
+#   scripts/bench-fabric.sh [--help] [ARGS for bench/guest/fabric-bench.sh]
 #     parts=loss,rate,blackhole,reorder,planes,fair,tcp  ks="4 8"
 #     losses="0 0.1 1 5"  rate=20mbit  rate_limit=100  lq_pct=300
 #     fair_n=4  fair_rate=40mbit  fair_limit=100  tcp_rate=40mbit  tcp_limit=100
@@ -26,7 +26,7 @@
 #
 # Needs `make module provider tools`, the rig image (scripts/vm/) and
 # gnuplot (scripts/setup.sh installs gnuplot-nox). Stages fabric.sh, the
-# sampler (tests/vm/fabric-sample.c, built here) and sch_red.ko (not in the
+# sampler (bench/guest/fabric-sample.c, built here) and sch_red.ko (not in the
 # rig image; for ECN marking) under bench/tmp/fab-share/fab, which the guest
 # sees as /mnt/host/fab. Writes OUT/README.md (tables mroce vs rxe, ratios,
 # goals, conditions, commands), the raw TSVs (loss, rate, reorder, blackhole,
@@ -45,7 +45,7 @@ stage_share() {	# stage_share DIR: what the guest needs besides -P
 	local d=$1 m
 	rm -rf "$d"; mkdir -p "$d"
 	cp scripts/fabric.sh "$d/"
-	${CC:-cc} -O2 -Wall -Wextra -Werror -std=gnu11 -o "$d/mroce-fabric-sample" tests/vm/fabric-sample.c
+	${CC:-cc} -O2 -Wall -Wextra -Werror -std=gnu11 -o "$d/mroce-fabric-sample" bench/guest/fabric-sample.c
 	m=$STAGE/lib/modules/$KVER/kernel/net/sched
 	for f in sch_red sch_tbf; do
 		if [ -f "$m/$f.ko" ]; then cp "$m/$f.ko" "$d/"
@@ -67,7 +67,7 @@ else
 	rc=0
 	read -r l1 l5 _ < /proc/loadavg
 	echo "host load before: $l1 $l5 (1, 5 min), $(nproc) cpus" > "$FSTAGE/../load.txt"
-	scripts/vm/run-guest.sh -P -f "$FSTAGE" -t "${GUEST_T:-3600}" -n "$NAME" tests/vm/fabric-bench.sh -- "$@" || rc=$?
+	scripts/vm/run-guest.sh -P -f "$FSTAGE" -t "${GUEST_T:-3600}" -n "$NAME" bench/guest/fabric-bench.sh -- "$@" || rc=$?
 	wall=$(elapsed "$t0")
 	RUN=$RUNS/$NAME
 	read -r l1 l5 l15 _ < /proc/loadavg
@@ -484,7 +484,7 @@ plot
 	echo "    make module provider tools"
 	echo "    scripts/bench-fabric.sh $ARGS"
 	echo
-	echo "Guest side: tests/vm/fabric-bench.sh (its header lists the arguments); the fabric:"
+	echo "Guest side: bench/guest/fabric-bench.sh (its header lists the arguments); the fabric:"
 	echo "scripts/fabric.sh --help. Guest time per part, from the guest log:"
 	echo
 	grep -E '^# \[[0-9]+ s\] (=====|black hole|done|plane 1 down)' "$GLOG" | sed 's/^# /    /'

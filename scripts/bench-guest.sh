@@ -9,7 +9,7 @@
 # the shared host adds noise, so only the ratio mroce/rxe inside one run
 # means something.
 #
-#   scripts/bench-guest.sh [--help] [ARGS for tests/vm/bench.sh]
+#   scripts/bench-guest.sh [--help] [ARGS for bench/guest/bench.sh]
 #     reps=3  cases=all (or a list: write_bw_4k read_lat_2 ...)  loss=1%
 #     mtu=1500  drivers=rxe,mroce  scale=1  ceiling=1
 #   env: OUT=bench/results/guest   where the results go
@@ -28,7 +28,7 @@ OUT=${OUT:-bench/results/guest}
 NAME=bench-guest-$(date +%Y%m%d-%H%M%S)
 t0=$(now)
 rc=0
-scripts/vm/run-guest.sh -P -t 3000 -n "$NAME" tests/vm/bench.sh -- "$@" || rc=$?
+scripts/vm/run-guest.sh -P -t 3000 -n "$NAME" bench/guest/bench.sh -- "$@" || rc=$?
 src=$RUNS/$NAME/share/out/bench
 [ -f "$src/raw.tsv" ] || { echo "bench-guest: no results in $src (rc $rc)" >&2; exit 1; }
 mkdir -p "$OUT"

@@ -1,10 +1,10 @@
 #!/bin/bash
 # Guest profile: where the time of one small operation goes, mroce beside
-# rdma_rxe in one guest boot (tests/vm/profile.sh under perf with the
+# rdma_rxe in one guest boot (bench/guest/profile.sh under perf with the
 # cpu-clock event), and the per-operation budget by category
 # (scripts/profile-budget.py). Not a timed test.
 #
-#   scripts/bench-profile.sh [--help] [ARGS for tests/vm/profile.sh]
+#   scripts/bench-profile.sh [--help] [ARGS for bench/guest/profile.sh]
 #     cases="write_lat read_lat send_lat atomic_lat write_bw4k"
 #     drivers=rxe,mroce  n=2000  pmul=5  freq=4000  graph=0  prof=1  reps=1
 #   env: OUT=bench/results/guest   PROFILE.md goes there
@@ -24,7 +24,7 @@ trap 'rm -rf "$KIT"' EXIT
 scripts/vm/perfkit.sh "$KIT"
 t0=$(now)
 rc=0
-scripts/vm/run-guest.sh -P -q -f "$KIT/perfkit" -t 1800 -n "$NAME" tests/vm/profile.sh -- "$@" || rc=$?
+scripts/vm/run-guest.sh -P -q -f "$KIT/perfkit" -t 1800 -n "$NAME" bench/guest/profile.sh -- "$@" || rc=$?
 src=$RUNS/$NAME/share/out/profile
 [ -f "$src/summary.tsv" ] || { echo "bench-profile: no results in $src (rc $rc)" >&2; exit 1; }
 mkdir -p "$OUT"

@@ -615,7 +615,7 @@ fab_env() {	# shell assignments for the hosts
 # the fwd and rev bytes (p0s1f p0s1r ...: what the leaves sent to the
 # spine), per host netdev (host namespace) rx and tx bytes, then the RDMA
 # hw counters. Cumulative values; stops after secs (0: when killed). Uses
-# mroce-fabric-sample (tests/vm/fabric-sample.c) when it is next to this
+# mroce-fabric-sample (bench/guest/fabric-sample.c) when it is next to this
 # script or in PATH, else a slower shell loop.
 fab_sample() {
 	local iv=0.1 secs=0 pl=all rdma="" net="" a p i h dev k ms v

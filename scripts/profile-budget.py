@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""Per-operation time budget from the guest profile (tests/vm/profile.sh).
+"""Per-operation time budget from the guest profile (bench/guest/profile.sh).
 
     scripts/profile-budget.py DIR [--engine-objs 'kernel/engine/*.o']
                                   [--glue-objs 'kernel/*.o']

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Topologies and helpers shared by the guest datapath tests and benchmarks
-# (datapath.sh, pyverbs.sh, bench.sh). Source it after lib.sh.
+# Topologies and helpers shared by the guest datapath tests (datapath.sh,
+# pyverbs.sh) and the benchmarks (bench/guest/). Source it after lib.sh.
 #
 # Two topologies, one per kind of RDMA driver:
 #

@@ -5,7 +5,7 @@
 # (198.18.1.x): both drivers on the same addresses would let rdma_cm pick
 # the same device for both (qperf -cm1 has no device option).
 #
-#   scripts/vm/run-guest.sh -P -t 900 -n qperf tests/vm/qperf-bench.sh [-- reps=3 secs=3 tests="..."]
+#   scripts/vm/run-guest.sh -P -t 900 -n qperf bench/guest/qperf-bench.sh [-- reps=3 secs=3 tests="..."]
 #
 # Prints "# DRIVER TEST: FIGURE UNIT" per run and a table of medians with
 # mroce/rxe ratios (bandwidth and message rate: higher is better; latency:

@@ -3,7 +3,7 @@
 # one guest boot, perftest's bandwidth and latency tests interleaved A/B,
 # and the UDP ceiling of the same veth pair.
 #
-#   scripts/vm/run-guest.sh -P -t 3000 tests/vm/bench.sh [-- ARGS]
+#   scripts/vm/run-guest.sh -P -t 3000 bench/guest/bench.sh [-- ARGS]
 #     reps=3            repetitions (the A/B order alternates per repetition)
 #     cases=all         or a list of case names (see CASES below), e.g.
 #                       cases="write_bw_4k read_lat"

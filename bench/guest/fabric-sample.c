@@ -2,7 +2,7 @@
 /*
  * mroce-fabric-sample: read counters every few milliseconds and print one
  * TSV line per tick, for the guest's fabric benchmark (scripts/fabric.sh
- * sample, tests/vm/fabric-bench.sh). A shell loop is too slow for 100 ms
+ * sample, bench/guest/fabric-bench.sh). A shell loop is too slow for 100 ms
  * ticks in a busy TCG guest; this costs a few reads per tick.
  *
  *	mroce-fabric-sample [-i MS] [-d SECS] SPEC...

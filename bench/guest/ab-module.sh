@@ -5,7 +5,7 @@
 # before/after figures of a change that is too small to see across boots
 # (Documentation/offload.rst, "The software datapath and its cost").
 #
-#   scripts/vm/run-guest.sh -P -f DIR -t 1500 tests/vm/ab-module.sh [-- ARGS]
+#   scripts/vm/run-guest.sh -P -f DIR -t 1500 bench/guest/ab-module.sh [-- ARGS]
 #     DIR/mroce.ko is the "before" module (e.g. built from another
 #     commit: git worktree add, make module); this tree's is "after"
 #     rounds=3          rounds of every variant
@@ -14,7 +14,7 @@
 #     scale=1           multiplies the message counts
 #     cases=NAME,...    only these cases (default: all of CASES below)
 #     loss=1%           netem loss of the *_loss cases (vethA's egress,
-#                       the data direction, as tests/vm/bench.sh)
+#                       the data direction, as bench/guest/bench.sh)
 #
 # *_lo cases run both QPs on mA (its own address: loopback).
 # Devices mA / mB on vethA / vethB in init_net (topo_init). Output: one

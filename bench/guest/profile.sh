@@ -5,7 +5,7 @@
 # `perf record -a -e cpu-clock` (the profile: the share of samples per
 # kernel symbol, all CPUs, idle excluded).
 #
-#   scripts/vm/run-guest.sh -P -f PERFKIT tests/vm/profile.sh [-- ARGS]
+#   scripts/vm/run-guest.sh -P -f PERFKIT bench/guest/profile.sh [-- ARGS]
 #     cases="write_lat read_lat send_lat atomic_lat write_bw4k"
 #     drivers=rxe,mroce   n=2000 (latency iterations)   freq=4000 (Hz)
 #     graph=0|1           also a call-graph report (perf -g)

@@ -3,7 +3,7 @@
 # a leaf/spine fabric of network namespaces (scripts/fabric.sh), in one guest
 # boot. Not a test: it measures and writes TSVs; the host side plots them.
 #
-#   scripts/vm/run-guest.sh -P -f DIR tests/vm/fabric-bench.sh [-- ARGS]
+#   scripts/vm/run-guest.sh -P -f DIR bench/guest/fabric-bench.sh [-- ARGS]
 #   (DIR holds fabric.sh, mroce-fabric-sample, sch_red.ko: bench-fabric.sh
 #   stages it)
 #     parts=loss,rate,blackhole,reorder,planes,fair,tcp   what to measure
