@@ -46,6 +46,11 @@ MODULE_PARM_DESC(rto_init_us, "retransmission timeout before any RTT sample, mic
 static uint ack_delay_us = 500;
 module_param(ack_delay_us, uint, 0444);
 MODULE_PARM_DESC(ack_delay_us, "longest delay of an ACK, microseconds (default 500)");
+
+static uint answer_ack_us = 2000;
+module_param(answer_ack_us, uint, 0444);
+MODULE_PARM_DESC(answer_ack_us, "longest delay of the ACK of a one-packet READ or ATOMIC response, microseconds (default 2000)");
+
 static uint dead_ms = 5000;
 module_param(dead_ms, uint, 0444);
 MODULE_PARM_DESC(dead_ms, "no ACK for this long with data outstanding fails a connection, ms (default 5000)");
@@ -87,6 +92,7 @@ void mroce_engine_config(struct mre_config *cfg)
 	cfg->rto_init_ns = max_t(u64, (u64)rto_init_us * NSEC_PER_USEC,
 				 cfg->rto_min_ns);
 	cfg->ack_delay_ns = (u64)ack_delay_us * NSEC_PER_USEC;
+	cfg->answer_ack_ns = (u64)answer_ack_us * NSEC_PER_USEC;
 	cfg->dead_ns = (u64)dead_ms * NSEC_PER_MSEC;
 	cfg->link_mbps = link_mbps;
 	cfg->init_cwnd = init_cwnd;

@@ -73,6 +73,7 @@ void mre_config_default(struct mre_config *cfg)
 		.ack_freq = 2,
 		.ack_ooo_now = 1,
 		.ack_delay_ns = 8000,
+		.answer_ack_ns = 64000,
 		.rto_init_ns = 1000000,
 		.rto_min_ns = 50000,
 		.tlp = 1,
@@ -115,6 +116,9 @@ const char *mre_config_check(const struct mre_config *c)
 		return "window_log2";
 	if (c->ack_freq < 1 || c->ack_freq > 64)
 		return "ack_freq";
+	/* an ACK says how long it was held in 32 bits of nanoseconds */
+	if (c->ack_delay_ns > 1000000000 || c->answer_ack_ns > 1000000000)
+		return "ack_delay";
 	if (!c->rto_min_ns || c->rto_min_ns > c->rto_max_ns ||
 	    c->rto_init_ns < c->rto_min_ns || c->rto_init_ns > c->rto_max_ns)
 		return "rto";

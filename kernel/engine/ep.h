@@ -38,6 +38,7 @@ struct mre_config {
 	u32 ack_freq;		/* ACK after this many packets on a path */
 	u32 ack_ooo_now;	/* 1: ACK an out-of-order arrival at once */
 	u64 ack_delay_ns;	/* ... or this long after the first unACKed one */
+	u64 answer_ack_ns;	/* ... or, for a one-packet response, this long */
 	u64 rto_init_ns;	/* path RTO before the first RTT sample */
 	u64 rto_min_ns;
 	u32 tlp;		/* 1: tail probes (path.c) */

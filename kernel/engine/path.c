@@ -211,18 +211,18 @@ static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 
 /*
  * The newest PSN of @p is a response packet that did not ask for an ACK
- * (a READ or ATOMIC response at depth 1: the requester has no use for a
- * quick one): the receiver may hold its ACK for its ack delay (ours, as
- * the fabric's endpoints are configured alike), so the tail's timers wait
- * that much longer, as TCP's tail probe allows for a delayed ACK when one
- * segment is out (RFC 8985) and QUIC's probe timeout for max_ack_delay.
- * RTT samples already take the delay out (the ACK says how long it was
- * held). Requests and data that do not ask keep their timers: the last
- * packet of their message asks, and the ACK it draws comes at once.
+ * (the requester has no use for a quick one): the receiver may hold its
+ * ACK for its ack delay (ours, as the fabric's endpoints are configured
+ * alike; answer_ack_ns for a one-packet response), so the tail's timers
+ * wait that much longer, as TCP's tail probe allows for a delayed ACK
+ * (RFC 8985) and QUIC's probe timeout for max_ack_delay. RTT samples take
+ * the delay out already (the ACK says how long it was held). Requests and
+ * data keep their timers: the last packet of their message asks.
  */
 static u64 lazy_wait(const struct mre_path *p, const struct mre_conn *c)
 {
-	return p->tail_lazy ? c->ep->cfg.ack_delay_ns : 0;
+	return p->tail == MRE_TAIL_ANSWER ? c->ep->cfg.answer_ack_ns :
+	       p->tail == MRE_TAIL_LAZY ? c->ep->cfg.ack_delay_ns : 0;
 }
 
 /*
@@ -239,7 +239,8 @@ static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	u64 pto = MRE_MAX(2 * p->srtt, p->srtt + 4 * p->rttvar);
 
 	p->tlp_at = 0;
-	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED)
+	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED ||
+	    p->tail == MRE_TAIL_ANSWER)
 		return;
 	p->tlp_at = mre_due(c, p, now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns) +
 			    lazy_wait(p, c));
@@ -270,13 +271,12 @@ static bool tlp_fire(struct mre_path *p, struct mre_conn *c, u64 now)
 	return true;
 }
 
-u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, bool lazy,
+u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u8 tail,
 		  u64 now)
 {
 	u32 psn = p->psn_next++;
 
-	p->tail_lazy = lazy;
-
+	p->tail = tail;
 	p->ring[psn & (MRE_PATH_RING - 1)] = tsn;
 	mre_bit_clear(p->settled, psn & (MRE_PATH_RING - 1));
 	p->inflight++;

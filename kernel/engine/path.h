@@ -40,6 +40,16 @@ enum mre_path_health {
 	MRE_PATH_FAILED,
 };
 
+/*
+ * What the newest PSN of a path leaves its tail timers to wait for
+ * (mre_path_sent(), protocol.md 6.5): an ACK at once (it asked, or will
+ * come anyway); a response's ACK, which the receiver may hold for its
+ * ack_delay_ns (a lazy tail); or a one-packet response's, held for
+ * answer_ack_ns, whose loss its request's own tail probe finds (an
+ * answer tail: no tail probe of its own).
+ */
+enum mre_tail { MRE_TAIL_ASKED, MRE_TAIL_LAZY, MRE_TAIL_ANSWER };
+
 struct mre_path {
 	u16 id;
 	u16 plane;
@@ -70,7 +80,7 @@ struct mre_path {
 	u32 loss_ewma;		/* lost fraction, 1/65536, gain 1/64 */
 	u32 since_repath;	/* packets sent since the last repath */
 	u32 since_ask;		/* packets sent since one asked for an ACK */
-	bool tail_lazy;		/* newest PSN: a response's, no ACK asked */
+	u8 tail;		/* newest PSN: enum mre_tail */
 	u64 tlp_at;		/* tail probe due (0: not armed) */
 	u32 tlp_psn;		/* the tail probe out (tlp_out) ... */
 	u32 tlp_sent;		/* ... sent then (ns, low 32 bits) */
@@ -121,10 +131,10 @@ bool mre_path_can_send(const struct mre_path *p);
 u32 mre_path_room(const struct mre_path *p);
 /*
  * record that @tsn goes out as the next PSN of @p; returns that PSN.
- * @lazy: a response packet that does not ask for an ACK (its ACK may wait
- * the receiver's ack delay; the tail's timers allow for it)
+ * @tail: enum mre_tail, what its ACK may wait for (the tail's timers allow
+ * for it)
  */
-u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, bool lazy,
+u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u8 tail,
 		  u64 now);
 /* process the path part of an ACK for @p */
 void mre_path_ack(struct mre_path *p, struct mre_conn *c,

@@ -82,14 +82,23 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 /* why an ACK goes out at once (counted: the ACK rate is a cost) */
 enum ack_why { ACK_DELAY, ACK_ASKED, ACK_OOO, ACK_OTHER };
 
+/*
+ * A delayed ACK waits ack_delay_ns for what arrived (@d), or answer_ack_ns
+ * for a one-packet response (its sender's tail waits that long,
+ * protocol.md 6.5); the earliest of the path's unacknowledged wins.
+ */
 static void ack_policy(struct mre_conn *c, struct mre_path *p,
-		       enum ack_why why, u64 now)
+		       const struct mre_pkt_data *d, enum ack_why why, u64 now)
 {
 	struct mre_counters *k = &c->ep->ctr;
+	u64 at;
 
 	if (why == ACK_DELAY && p->rx_unacked < mre_cfg(c)->ack_freq) {
-		if (!p->ack_at)
-			p->ack_at = mre_due(c, p, now + mre_cfg(c)->ack_delay_ns);
+		at = now + (mre_op_response(d->op) &&
+			    d->dflags & MRE_DF_FIRST && d->dflags & MRE_DF_LAST ?
+			    mre_cfg(c)->answer_ack_ns : mre_cfg(c)->ack_delay_ns);
+		if (!p->ack_at || at < p->ack_at)
+			p->ack_at = mre_due(c, p, at);
 		return;
 	}
 	k->ack_asked += why == ACK_ASKED;
@@ -146,7 +155,26 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 			return;
 		}
 	}
-	ack_policy(c, p, why, now);
+	ack_policy(c, p, d, why, now);
+}
+
+/*
+ * The peer heard nothing on one of its paths for a tail probe's time:
+ * what it waits for may be one of our one-packet responses, which probe
+ * no tail of their own (an answer tail, protocol.md 6.3). Their tails are
+ * probed now; one probe per silence, as any tail probe.
+ */
+static void probe_answers(struct mre_conn *c, u64 now)
+{
+	u32 i;
+
+	for (i = 0; i < c->npaths; i++) {
+		struct mre_path *p = &c->paths[i];
+
+		if (p->tail == MRE_TAIL_ANSWER && p->inflight && !p->tlp_out &&
+		    !p->tlp_at && p->health != MRE_PATH_FAILED)
+			p->tlp_at = mre_due(c, p, now);
+	}
 }
 
 /*
@@ -174,6 +202,7 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c,
 			MRE_TRW_PEER_PROBE);
 	mre_send_ack(c, &c->paths[pkt->path], now);
+	probe_answers(c, now);
 }
 
 /*

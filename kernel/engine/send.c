@@ -138,7 +138,7 @@ void mre_send_probe(struct mre_conn *c, struct mre_path *p, u64 now)
 	u8 hdr[MRE_PROBE_LEN];
 	struct mre_xmit x = { 0 };
 
-	pkt.psn = mre_path_sent(p, c, MRE_PSN_PROBE, false, now);
+	pkt.psn = mre_path_sent(p, c, MRE_PSN_PROBE, MRE_TAIL_ASKED, now);
 	pkt.probe.path_una = p->psn_una;
 	c->ep->ctr.tx_probe++;
 	xmit(c, p, hdr, mre_wire_put(hdr, &pkt), &x);
@@ -261,8 +261,11 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 		p->since_ask = 0;
 		c->since_ask = 0;
 	}
-	pkt->psn = mre_path_sent(p, c, tsn,
-				 resp && !(pkt->flags & MRE_F_ACK_REQ), now);
+	pkt->psn = mre_path_sent(p, c, tsn, !resp ||
+				 pkt->flags & MRE_F_ACK_REQ ? MRE_TAIL_ASKED :
+				 t->dflags & MRE_DF_FIRST &&
+				 t->dflags & MRE_DF_LAST ? MRE_TAIL_ANSWER :
+				 MRE_TAIL_LAZY, now);
 	pkt->data.path_una = p->psn_una;
 	return mre_wire_data_hdr_len(t->op);
 }

@@ -795,6 +795,157 @@ MRE_TEST(conn_read_answered_by_response)
 	MRE_EXPECT_EQ(test, r.b->fatal, 0);
 }
 
+/*
+ * Drop the next drop[0] DATA packets node 1 sends (its responses); count
+ * in drop[1] those of them that asked for an ACK (common header, flags).
+ */
+static bool hook_drop_answers(struct pair *p, u32 from,
+			      const struct pair_pkt *pk, u64 n, u64 *extra)
+{
+	u32 *drop = p->hook_ctx;
+
+	if (from != 1 || pk->type != MRE_T_DATA || !drop[0])
+		return false;
+	drop[0]--;
+	drop[1] += pk->data[3] & MRE_F_ACK_REQ;
+	return true;
+}
+
+/*
+ * A one-packet response probes no tail of its own (an answer tail,
+ * protocol.md 6.3): while its ACK may wait answer_ack_ns, the responder
+ * arms only its RTO. Lost, it leaves its request unanswered; the
+ * requester's tail probe (about two RTTs) reaches the responder, which
+ * probes its answer tails at once, and the response is resent. The READ
+ * completes in a few RTTs; before, it waited for the responder's lazy
+ * tail, ack_delay_ns (500 us here) more than two RTTs.
+ */
+MRE_TEST(conn_read_answer_lost)
+{
+	struct mre_config cfg;
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 2 };
+	u64 tlp0, tlp1, retx1, t0;
+	u32 drop[2] = { 0, 0 }, i, j, n0;
+	struct rig r;
+	u8 *lbuf;
+
+	mre_config_default(&cfg);
+	cfg.ack_delay_ns = 500000;	/* the kernel module's */
+	cfg.answer_ack_ns = 2000000;
+	cfg.ack_freq = 8;
+	cfg.rto_min_ns = 5000000;
+	cfg.rto_init_ns = 20000000;
+	/* no window's own ask (twice a window) among the READs below */
+	cfg.conn_init_cwnd = 64;
+	cfg.init_cwnd = 64;
+	rig_init(test, &r, &cfg, 10000);
+	write(&r, 0, 32 * KB, 1);	/* sprayed: every path measured */
+	pair_run(r.p, 1000000000ULL);
+	w.rkey = r.mr->key;
+	w.raddr = 0x10000;
+	lbuf = MRE_ALLOC(test, 64);
+	for (i = 0; i < 3; i++) {
+		mdl_post_send(r.a, &w, lbuf, 2 + i);
+		pair_run(r.p, 1000000000ULL);
+	}
+	/* answered at once: the responder's answer tail arms no tail probe */
+	n0 = r.a->nlog;
+	mdl_post_send(r.a, &w, lbuf, 10);
+	for (i = 0; i < 100 && r.a->nlog == n0; i++)
+		pair_step(r.p);
+	MRE_ASSERT(test, r.a->nlog == n0 + 1);
+	for (j = 0, i = 0; j < r.p->c[1].npaths; j++) {
+		const struct mre_path *p = &r.p->c[1].paths[j];
+
+		if (!p->inflight)
+			continue;
+		i++;
+		MRE_EXPECT_EQ(test, p->tail, MRE_TAIL_ANSWER);
+		MRE_EXPECT_EQ(test, p->tlp_at, 0);
+		MRE_EXPECT(test, p->rto_at != 0);
+	}
+	MRE_EXPECT_EQ(test, i, 1);	/* the response, its ACK held */
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[1].inflight, 0);
+	/* lost: found by the request's tail probe */
+	tlp0 = r.p->n[0].ep.ctr.tx_tlp;
+	tlp1 = r.p->n[1].ep.ctr.tx_tlp;
+	retx1 = r.p->n[1].ep.ctr.tx_retx;
+	drop[0] = 1;
+	r.p->hook = hook_drop_answers;
+	r.p->hook_ctx = drop;
+	n0 = r.a->nlog;
+	t0 = r.p->now;
+	mdl_post_send(r.a, &w, lbuf, 11);
+	for (i = 0; i < 1000 && r.a->nlog == n0; i++)
+		pair_step(r.p);
+	MRE_ASSERT(test, r.a->nlog == n0 + 1);
+	MRE_EXPECT_EQ(test, r.a->log[n0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, drop[0], 0);
+	MRE_EXPECT_EQ(test, drop[1], 0);	/* an answer tail was lost */
+	MRE_EXPECT(test, r.p->now - t0 < cfg.ack_delay_ns);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_tlp, tlp0 + 1);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_tlp, tlp1 + 1);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_retx, retx1 + 1);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[0].tsn_una, r.p->c[0].tsn_next);
+	MRE_EXPECT_EQ(test, r.p->c[1].tsn_una, r.p->c[1].tsn_next);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+}
+
+/*
+ * Small READs and FETCH_ADDs one at a time, as a latency test posts them,
+ * at the kernel's ACK settings with 5 % loss both ways (ACKs and probes
+ * too): every one completes, each add exactly once, whatever is lost of
+ * requests, answers and their probes.
+ */
+MRE_TEST(conn_small_ops_lossy)
+{
+	struct mre_wqe rd = { .op = MRE_OP_READ_REQ, .len = 2 };
+	struct mre_wqe at = { .op = MRE_OP_ATOMIC_REQ, .aop = MRE_AOP_FETCH_ADD,
+			      .len = 8, .swap_add = 1 };
+	struct mre_config cfg;
+	u64 ppm = 50000, *olds, v;
+	u32 i, n0, bad = 0;
+	struct rig r;
+	u8 *lbuf;
+
+	mre_config_default(&cfg);
+	cfg.ack_delay_ns = 500000;	/* the kernel module's */
+	cfg.answer_ack_ns = 2000000;
+	cfg.ack_freq = 8;
+	cfg.rto_min_ns = 5000000;
+	cfg.rto_init_ns = 20000000;
+	cfg.dead_ns = 5000000000ULL;
+	rig_init(test, &r, &cfg, 10000);
+	mre_memset(r.dst, 0, 16);
+	rd.rkey = at.rkey = r.mr->key;
+	rd.raddr = 0x10000;
+	at.raddr = 0x10008;
+	lbuf = MRE_ALLOC(test, 64);
+	olds = MRE_ALLOC(test, 8 * 100);
+	r.p->hook = pair_hook_loss;
+	r.p->hook_ctx = &ppm;
+	for (i = 0; i < 200; i++) {
+		n0 = r.a->nlog;
+		if (i & 1)
+			mdl_post_send(r.a, &at, (u8 *)&olds[i / 2], i);
+		else
+			mdl_post_send(r.a, &rd, lbuf, i);
+		while (r.a->nlog == n0 && pair_step(r.p))
+			;
+		MRE_ASSERT(test, r.a->nlog == n0 + 1);
+		MRE_EXPECT_EQ(test, r.a->log[n0].status, MRE_ST_OK);
+	}
+	mre_memcpy(&v, r.dst + 8, 8);
+	MRE_EXPECT_EQ(test, v, 100);
+	for (i = 0; i < 100; i++)
+		bad += olds[i] != i;
+	MRE_EXPECT_EQ(test, bad, 0);
+	MRE_EXPECT_GE(test, r.p->dropped, 10);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+}
+
 MRE_TEST(conn_read_done_then_revoked)
 {
 	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 12 * KB };
@@ -1622,6 +1773,8 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_read_right_revoked),
 	  MRE_CASE(conn_read_done_then_revoked),
 	  MRE_CASE(conn_read_answered_by_response),
+	  MRE_CASE(conn_read_answer_lost),
+	  MRE_CASE(conn_small_ops_lossy),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_loss_found_across_paths),
