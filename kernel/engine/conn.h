@@ -144,6 +144,8 @@ struct mre_conn {
 	struct mre_win rxw;
 	struct mre_gate *gate;	/* [wsize] */
 	u32 rx_dups;		/* duplicate TSNs seen (reported in ACKs) */
+	u32 ack_gen;		/* ACKs sent: a request that arrived since ... */
+	bool answer_tails;	/* ... is unacknowledged (answer tails, send.c) */
 	u8 nak;			/* refusal to report in ACKs (enum mre_syndrome) */
 	u32 nak_delay;		/* ns: RNR wait to report */
 	bool nak_marked;	/* we have sent a NAK: nak_mark is valid */

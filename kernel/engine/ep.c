@@ -117,8 +117,10 @@ const char *mre_config_check(const struct mre_config *c)
 	if (c->ack_freq < 1 || c->ack_freq > 64)
 		return "ack_freq";
 	/* an ACK says how long it was held in 32 bits of nanoseconds */
-	if (c->ack_delay_ns > 1000000000 || c->answer_ack_ns > 1000000000)
+	if (c->ack_delay_ns > 1000000000)
 		return "ack_delay";
+	if (c->answer_ack_ns > 1000000000)
+		return "answer_ack";
 	if (!c->rto_min_ns || c->rto_min_ns > c->rto_max_ns ||
 	    c->rto_init_ns < c->rto_min_ns || c->rto_init_ns > c->rto_max_ns)
 		return "rto";

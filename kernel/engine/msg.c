@@ -147,6 +147,7 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	r->aop = d->aop;
 	r->swap_add = d->swap_add;
 	r->compare = d->compare;
+	r->tsn = c->ack_gen;
 	r->state = MRE_SLOT_ARRIVED;
 	g = gate_of(c, tsn);
 	g->kind = d->op == MRE_OP_READ_REQ ? MRE_GATE_READ : MRE_GATE_ATOMIC;

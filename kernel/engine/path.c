@@ -123,9 +123,8 @@ bool mre_path_can_send(const struct mre_path *p)
 }
 
 /*
- * The RTO of a path that has no RTT sample of its own yet: all paths join
- * the same two hosts, so the slowest measured sibling is a fair guess (with
- * the path's own backoff); only when none is measured does rto_init apply.
+ * The RTO of a path without an RTT sample: the slowest measured sibling's
+ * (same two hosts), with its own backoff; else rto_init.
  */
 static u64 conn_rto(const struct mre_conn *c, const struct mre_path *p)
 {
@@ -239,8 +238,9 @@ static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	u64 pto = MRE_MAX(2 * p->srtt, p->srtt + 4 * p->rttvar);
 
 	p->tlp_at = 0;
+	/* all it has unsettled are answers: their requests watch them */
 	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED ||
-	    p->tail == MRE_TAIL_ANSWER)
+	    (p->tail == MRE_TAIL_ANSWER && seq_lt(p->last_asked, p->psn_una)))
 		return;
 	p->tlp_at = mre_due(c, p, now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns) +
 			    lazy_wait(p, c));
@@ -277,6 +277,8 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u8 tail,
 	u32 psn = p->psn_next++;
 
 	p->tail = tail;
+	if (tail != MRE_TAIL_ANSWER)
+		p->last_asked = psn;
 	p->ring[psn & (MRE_PATH_RING - 1)] = tsn;
 	mre_bit_clear(p->settled, psn & (MRE_PATH_RING - 1));
 	p->inflight++;
@@ -703,6 +705,13 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 	return due;
 }
 
+void mre_path_answers_acked(struct mre_path *p, struct mre_conn *c, u64 now)
+{
+	p->tail = MRE_TAIL_LAZY;
+	if (p->inflight && !p->tlp_at && !p->tlp_out)
+		tlp_arm(p, c, now);
+}
+
 void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why)
 {
 	struct mre_trace t = {
@@ -756,25 +765,18 @@ void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why)
 }
 
 /*
- * How far a connection-wide stall backs a path's timer off: to rto_init
- * (at least rto_min), not rto_max. A peer that answers nothing at all is
- * either dead, which dead_ns settles, or swamped, as the receiver of a
- * large incast is: there, the senders whose first packets were all
- * dropped have no RTT sample, no rate hint and no ACK, and with a backoff
- * to rto_max (100 ms) the last of them retried tens of milliseconds after
- * the port had drained (a 1,023:1 incast of 100 KB took 95 ms instead of
- * 8.2). Capped, each keeps probing about once per rto_init and is counted
- * by the receiver as soon as one probe gets through.
+ * A connection-wide stall backs a path's timer off to rto_init (at least
+ * rto_min), not rto_max. A peer that answers nothing is dead (dead_ns) or
+ * swamped, as an incast's receiver: senders whose first packets were all
+ * dropped backed off to 100 ms retried long after the port drained (a
+ * 1,023:1 incast of 100 KB took 95 ms instead of 8.2).
  */
 static u64 stall_rto_max(const struct mre_config *cfg)
 {
 	return MRE_MIN(cfg->rto_max_ns, MRE_MAX(cfg->rto_init_ns, cfg->rto_min_ns));
 }
 
-/*
- * Stall RTOs in a row, with nothing at all heard from the peer in between,
- * after which a stalled path moves (see conn_stall_rto()).
- */
+/* stall RTOs in a row, nothing heard between, before a path moves */
 #define MRE_STALL_MOVE	2
 
 /*
@@ -979,11 +981,9 @@ enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
 	p->rx_unacked++;
 	/*
 	 * Out of order (a hole opened, or one filled): tell the sender at
-	 * once. PSNs are never sent twice, so a PSN below the highest that
-	 * arrived (even one the sender has given up on) was reordered, by
-	 * that distance: the ACK reports it, and FACK learns its patience
-	 * from it. In order above an open hole is not news: the next ACK
-	 * carries it.
+	 * once. PSNs are never sent twice: one below the highest arrived was
+	 * reordered by that distance, which the ACK reports (FACK learns its
+	 * patience from it). In order above an open hole is not news.
 	 */
 	if (seq_ge(psn, p->rx_high)) {
 		*gap = psn != p->rx_high;

@@ -81,6 +81,7 @@ struct mre_path {
 	u32 since_repath;	/* packets sent since the last repath */
 	u32 since_ask;		/* packets sent since one asked for an ACK */
 	u8 tail;		/* newest PSN: enum mre_tail */
+	u32 last_asked;		/* newest PSN that is not an answer's */
 	u64 tlp_at;		/* tail probe due (0: not armed) */
 	u32 tlp_psn;		/* the tail probe out (tlp_out) ... */
 	u32 tlp_sent;		/* ... sent then (ns, low 32 bits) */
@@ -160,6 +161,8 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
  */
 u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 		       u32 newest_tsn, u64 wait, u64 now);
+/* an ACK of ours covered the requests of @p's answer tail: a lazy tail */
+void mre_path_answers_acked(struct mre_path *p, struct mre_conn *c, u64 now);
 /* give @p a new source port (keeps its sequence); @why: enum mre_trace_why */
 void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why);
 /*

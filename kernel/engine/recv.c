@@ -172,7 +172,8 @@ static void probe_answers(struct mre_conn *c, u64 now)
 		struct mre_path *p = &c->paths[i];
 
 		if (p->tail == MRE_TAIL_ANSWER && p->inflight && !p->tlp_out &&
-		    !p->tlp_at && p->health != MRE_PATH_FAILED)
+		    (!p->tlp_at || p->tlp_at > now) &&
+		    p->health != MRE_PATH_FAILED)
 			p->tlp_at = mre_due(c, p, now);
 	}
 }
@@ -201,8 +202,8 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	}
 	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c,
 			MRE_TRW_PEER_PROBE);
+	probe_answers(c, now);	/* before our ACK turns them lazy */
 	mre_send_ack(c, &c->paths[pkt->path], now);
-	probe_answers(c, now);
 }
 
 /*

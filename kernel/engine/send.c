@@ -72,6 +72,25 @@ void mre_send_connect(struct mre_conn *c, u8 type, u64 now)
 	send_ctrl(c, mre_send_ctrl_path(c, pkt.path), &pkt);
 }
 
+/*
+ * An ACK of ours covers every request that arrived before it: the
+ * requester no longer watches their answers (protocol.md 6.5), so the
+ * answer tails out get their tail probes back, and the answers still to
+ * go out will not be answer tails (fill_data()).
+ */
+static void answers_acked(struct mre_conn *c, u64 now)
+{
+	u32 i;
+
+	c->ack_gen++;
+	if (!c->answer_tails)
+		return;
+	c->answer_tails = false;
+	for (i = 0; i < c->npaths; i++)
+		if (c->paths[i].tail == MRE_TAIL_ANSWER)
+			mre_path_answers_acked(&c->paths[i], c, now);
+}
+
 void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 {
 	struct mre_path *q = mre_send_ctrl_path(c, p->id);
@@ -106,6 +125,7 @@ void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 	p->rx_reorder = 0;
 	p->ack_at = 0;
 	c->ep->ctr.tx_ack++;
+	answers_acked(c, now);
 	xmit(c, q, hdr, mre_wire_put(hdr, &pkt), &x);
 }
 
@@ -148,7 +168,7 @@ void mre_send_probe(struct mre_conn *c, struct mre_path *p, u64 now)
 
 static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 		      const struct mre_wqe *cur, struct mre_pkt *pkt,
-		      struct mre_xmit *x)
+		      struct mre_xmit *x, bool *unacked)
 {
 	struct mre_pkt_data *d = &pkt->data;
 	struct mre_stream *s = NULL;
@@ -196,6 +216,7 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 	case MRE_OP_READ_RESP:
 	case MRE_OP_ATOMIC_RESP:
 		r = &s->rs[t->seq % MRE_RD_SLOTS];
+		*unacked = r->tsn == c->ack_gen;	/* no ACK since it came */
 		d->rdsn = t->seq;
 		d->orig = r->orig;
 		d->mlen = t->op == MRE_OP_READ_RESP ? r->len : 0;
@@ -213,10 +234,11 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 
 /* the common and DATA fields of TSN @tsn going out on @p; its header length */
 static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
-		    struct mre_pkt *pkt)
+		    struct mre_pkt *pkt, bool unacked)
 {
 	const struct mre_txd *t = mre_txd_of(c, tsn);
 	bool resp = mre_op_response(t->op);
+	u8 tail;
 
 	pkt->type = MRE_T_DATA;
 	/*
@@ -261,11 +283,16 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 		p->since_ask = 0;
 		c->since_ask = 0;
 	}
-	pkt->psn = mre_path_sent(p, c, tsn, !resp ||
-				 pkt->flags & MRE_F_ACK_REQ ? MRE_TAIL_ASKED :
-				 t->dflags & MRE_DF_FIRST &&
-				 t->dflags & MRE_DF_LAST ? MRE_TAIL_ANSWER :
-				 MRE_TAIL_LAZY, now);
+	/*
+	 * An answer tail: a one-packet response, its first transmission,
+	 * whose request no ACK of ours has covered (the requester's tail
+	 * probe watches it, protocol.md 6.5).
+	 */
+	tail = !resp || pkt->flags & MRE_F_ACK_REQ ? MRE_TAIL_ASKED :
+	       unacked && !t->xmits && t->dflags & MRE_DF_FIRST &&
+	       t->dflags & MRE_DF_LAST ? MRE_TAIL_ANSWER : MRE_TAIL_LAZY;
+	c->answer_tails |= tail == MRE_TAIL_ANSWER;
+	pkt->psn = mre_path_sent(p, c, tsn, tail, now);
 	pkt->data.path_una = p->psn_una;
 	return mre_wire_data_hdr_len(t->op);
 }
@@ -330,6 +357,7 @@ static void send_tsn(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 {
 	struct mre_txd *t = mre_txd_of(c, tsn);
 	u8 hdr[MRE_DATA_LEN + MRE_EXT_ATOMIC_REQ_LEN];
+	bool unacked = false;
 	struct mre_pkt pkt;
 	struct mre_xmit x;
 	u32 hlen;
@@ -337,12 +365,12 @@ static void send_tsn(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 again:
 	mre_memset(&pkt, 0, sizeof(pkt));
 	mre_memset(&x, 0, sizeof(x));
-	if (!fill_data(c, t, cur, &pkt, &x)) {
+	if (!fill_data(c, t, cur, &pkt, &x, &unacked)) {
 		mre_tsn_nop(t);
 		mre_memset(&pkt, 0, sizeof(pkt));
 		mre_memset(&x, 0, sizeof(x));
 	}
-	hlen = data_hdr(c, tsn, p, now, &pkt);
+	hlen = data_hdr(c, tsn, p, now, &pkt, unacked);
 	mre_wire_put(hdr, &pkt);
 	data_sent(c, tsn, p, pkt.psn, now);
 	mre_cc_sent(c, hlen + x.pl_len, now);

@@ -77,6 +77,7 @@ struct mre_rd_slot {
 	u8 state;		/* enum mre_slot_state */
 	u8 seen;		/* requester: a response packet arrived */
 	u32 tsn;		/* requester: the request's TSN */
+				/* responder: conn->ack_gen at arrival */
 };
 
 struct mre_stream {

@@ -797,18 +797,110 @@ MRE_TEST(conn_read_answered_by_response)
 
 /*
  * Drop the next drop[0] DATA packets node 1 sends (its responses); count
- * in drop[1] those of them that asked for an ACK (common header, flags).
+ * in drop[1] those of them that asked for an ACK (common header, flags);
+ * CE-mark the next drop[2] DATA packets node 0 sends.
  */
 static bool hook_drop_answers(struct pair *p, u32 from,
 			      const struct pair_pkt *pk, u64 n, u64 *extra)
 {
 	u32 *drop = p->hook_ctx;
 
+	if (from == 0 && pk->type == MRE_T_DATA && drop[2]) {
+		drop[2]--;
+		((struct pair_pkt *)pk)->ce = 1;
+		return false;
+	}
 	if (from != 1 || pk->type != MRE_T_DATA || !drop[0])
 		return false;
 	drop[0]--;
 	drop[1] += pk->data[3] & MRE_F_ACK_REQ;
 	return true;
+}
+
+/*
+ * Small READs at the kernel module's ACK settings (500 us, every 8),
+ * 10 us one way, every path of both ends measured (a WRITE and a READ,
+ * sprayed) and a few READs done (the windows' own asks, twice a window,
+ * left out of them).
+ */
+static u8 *answer_rig(struct kunit *test, struct rig *r, struct mre_wqe *w,
+		      struct mre_config *cfg)
+{
+	u8 *lbuf;
+	u32 i;
+
+	mre_config_default(cfg);
+	cfg->ack_delay_ns = 500000;
+	cfg->answer_ack_ns = 2000000;
+	cfg->ack_freq = 8;
+	cfg->rto_min_ns = 5000000;
+	cfg->rto_init_ns = 20000000;
+	cfg->conn_init_cwnd = 64;
+	cfg->init_cwnd = 64;
+	rig_init(test, r, cfg, 10000);
+	write(r, 0, 32 * KB, 1);
+	pair_run(r->p, 1000000000ULL);
+	*w = (struct mre_wqe){ .op = MRE_OP_READ_REQ, .len = 32 * KB,
+			       .rkey = r->mr->key, .raddr = 0x10000 };
+	lbuf = MRE_ALLOC(test, 32 * KB);
+	mdl_post_send(r->a, w, lbuf, 1);
+	pair_run(r->p, 1000000000ULL);
+	w->len = 2;
+	for (i = 0; i < 3; i++) {
+		mdl_post_send(r->a, w, lbuf, 2 + i);
+		pair_run(r->p, 1000000000ULL);
+	}
+	return lbuf;
+}
+
+/*
+ * A lost one-packet answer whose request an ACK of the responder's
+ * covered, so the requester no longer watches it (@mode 1: a WRITE right
+ * behind the READ, whose ACK covers the request; 2: the request arrives
+ * CE-marked and is acknowledged at once), or a lost resend of an answer
+ * (3): a lazy tail probe finds it, not the RTO (rto_min 5 ms here). The
+ * time the READ took.
+ */
+static u64 answer_lost_after(struct kunit *test, u32 mode)
+{
+	u32 drop[3] = { mode == 3 ? 2 : 1, 0, mode == 2 };
+	struct mre_config cfg;
+	struct mre_wqe w;
+	struct rig r;
+	u32 i, n0;
+	u8 *lbuf;
+	u64 t0;
+
+	lbuf = answer_rig(test, &r, &w, &cfg);
+	r.p->hook = hook_drop_answers;
+	r.p->hook_ctx = drop;
+	n0 = r.a->nlog;
+	t0 = r.p->now;
+	mdl_post_send(r.a, &w, lbuf, 10);
+	if (mode == 1)
+		write(&r, 4 * KB, 64, 11);
+	for (i = 0; i < 100000 && r.a->nlog == n0; i++)
+		pair_step(r.p);
+	MRE_EXPECT(test, r.a->nlog > n0);
+	MRE_EXPECT_EQ(test, r.a->log[n0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, drop[0], 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rto + r.p->n[1].ep.ctr.rto_stall, 0);
+	return r.p->now - t0;
+}
+
+MRE_TEST(conn_answer_lost_write_behind)
+{
+	MRE_EXPECT(test, answer_lost_after(test, 1) < 2000000);
+}
+
+MRE_TEST(conn_answer_lost_ce_request)
+{
+	MRE_EXPECT(test, answer_lost_after(test, 2) < 2000000);
+}
+
+MRE_TEST(conn_answer_resend_lost)
+{
+	MRE_EXPECT(test, answer_lost_after(test, 3) < 2000000);
 }
 
 /*
@@ -822,32 +914,14 @@ static bool hook_drop_answers(struct pair *p, u32 from,
  */
 MRE_TEST(conn_read_answer_lost)
 {
-	struct mre_config cfg;
-	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 2 };
+	u32 drop[3] = { 0, 0, 0 }, i, j, n0;
 	u64 tlp0, tlp1, retx1, t0;
-	u32 drop[2] = { 0, 0 }, i, j, n0;
+	struct mre_config cfg;
+	struct mre_wqe w;
 	struct rig r;
 	u8 *lbuf;
 
-	mre_config_default(&cfg);
-	cfg.ack_delay_ns = 500000;	/* the kernel module's */
-	cfg.answer_ack_ns = 2000000;
-	cfg.ack_freq = 8;
-	cfg.rto_min_ns = 5000000;
-	cfg.rto_init_ns = 20000000;
-	/* no window's own ask (twice a window) among the READs below */
-	cfg.conn_init_cwnd = 64;
-	cfg.init_cwnd = 64;
-	rig_init(test, &r, &cfg, 10000);
-	write(&r, 0, 32 * KB, 1);	/* sprayed: every path measured */
-	pair_run(r.p, 1000000000ULL);
-	w.rkey = r.mr->key;
-	w.raddr = 0x10000;
-	lbuf = MRE_ALLOC(test, 64);
-	for (i = 0; i < 3; i++) {
-		mdl_post_send(r.a, &w, lbuf, 2 + i);
-		pair_run(r.p, 1000000000ULL);
-	}
+	lbuf = answer_rig(test, &r, &w, &cfg);
 	/* answered at once: the responder's answer tail arms no tail probe */
 	n0 = r.a->nlog;
 	mdl_post_send(r.a, &w, lbuf, 10);
@@ -1775,6 +1849,9 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_read_answered_by_response),
 	  MRE_CASE(conn_read_answer_lost),
 	  MRE_CASE(conn_small_ops_lossy),
+	  MRE_CASE(conn_answer_lost_write_behind),
+	  MRE_CASE(conn_answer_lost_ce_request),
+	  MRE_CASE(conn_answer_resend_lost),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_loss_found_across_paths),
