@@ -51,7 +51,7 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 {
 	u32 i;
 
-	c->tsn_next = c->tsn_una = random_nonzero(c->ep);
+	c->isn = c->tsn_next = c->tsn_una = random_nonzero(c->ep);
 	c->una_since = now;
 	c->rtxq_head = c->rtxq_tail = 0;
 	c->n_wait = 0;

@@ -108,6 +108,8 @@ struct mre_conn {
 	u32 peer_wsize;		/* the peer's receive window */
 
 	/* transmit TSN space */
+	u32 isn;		/* the first TSN of this incarnation: every
+				 * CONNECT and ACCEPT names it */
 	u32 tsn_next;
 	u32 tsn_una;		/* lowest TSN not yet accepted */
 	u64 una_since;		/* when tsn_una last moved */

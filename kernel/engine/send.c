@@ -60,7 +60,7 @@ void mre_send_connect(struct mre_conn *c, u8 type, u64 now)
 		.dst_cid = type == MRE_T_CONNECT ? 0 : c->remote_cid,
 		.ts = (u32)now,
 		.connect = {
-			.src_cid = c->cid, .isn = c->tsn_next,
+			.src_cid = c->cid, .isn = c->isn,
 			.window_log2 = c->window_log2, .npaths = c->npaths,
 			.blob_len = c->blob_len, .blob = c->blob,
 			.cookie = type == MRE_T_CONNECT ? c->cookie : 0,

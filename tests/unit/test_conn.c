@@ -94,6 +94,59 @@ MRE_TEST(conn_handshake)
 	MRE_EXPECT_EQ(test, r.p->n[1].conn_ups, 1);
 }
 
+/* drop node 1's first CONNECT and its first ACCEPT */
+static bool hook_lost_accept(struct pair *p, u32 from, const struct pair_pkt *pk,
+			     u64 n, u64 *extra)
+{
+	u32 *seen = p->hook_ctx;
+
+	if (from != 1 || (pk->type != MRE_T_CONNECT && pk->type != MRE_T_ACCEPT))
+		return false;
+	return seen[pk->type]++ == 0;
+}
+
+/*
+ * Node 1 opens on node 0's CONNECT, but its ACCEPT (and its own CONNECT)
+ * is lost, and it sends a WRITE at once. Node 0 is still connecting and
+ * drops the DATA; its CONNECT again draws a second ACCEPT, which must name
+ * the same first TSN as the lost one: named from where node 1's sending
+ * stands now, it put the WRITE's TSN below node 0's window, so its resend
+ * was taken for a duplicate and acknowledged, and the WRITE completed with
+ * nothing placed.
+ */
+MRE_TEST(conn_accept_again_same_isn)
+{
+	u32 seen[MRE_T_MAX] = { 0 };
+	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 64, .raddr = 0x20000 };
+	struct mdl_mr *mr0;
+	struct rig r;
+	u8 *mem, *cnt;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	mem = MRE_ALLOC(test, 4 * KB);
+	cnt = MRE_ALLOC(test, 4 * KB);
+	mr0 = mdl_mr_reg(&r.p->n[0], mem, 4 * KB, 0x20000, MDL_ACC_RWRITE,
+			 cnt);
+	w.rkey = mr0->key;
+	r.p->hook = hook_lost_accept;
+	r.p->hook_ctx = seen;
+	for (i = 0; i < 1000 && r.p->c[1].state != MRE_CONN_ESTABLISHED; i++)
+		pair_step(r.p);
+	MRE_ASSERT(test, r.p->c[1].state == MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_NE(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	mdl_post_send(r.b, &w, r.src, 9);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, seen[MRE_T_ACCEPT], 2);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_ASSERT(test, r.b->nlog == 1);
+	MRE_EXPECT_EQ(test, r.b->log[0].status, MRE_ST_OK);
+	for (i = 0; i < 64; i++)
+		if (cnt[i] != 1 || mem[i] != r.src[i])
+			break;
+	MRE_EXPECT_EQ(test, i, 64);
+}
+
 MRE_TEST(conn_write_lossless)
 {
 	struct rig r;
@@ -1839,6 +1892,7 @@ MRE_TEST(conn_planes_proven)
 
 MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
+	  MRE_CASE(conn_accept_again_same_isn),
 	  MRE_CASE(conn_planes_proven),
 	  MRE_CASE(conn_read_far_rdsn_refused),
 	  MRE_CASE(conn_atomic_resp_offset_refused),
