@@ -122,14 +122,16 @@ extern const char *const mre_counter_names[];
 
 /* a send WQE as the engine needs to see it */
 struct mre_wqe {
-	u8 op;			/* MRE_OP_SEND, _WRITE, _READ_REQ, _ATOMIC_REQ */
+	u8 op;			/* MRE_OP_SEND, _WRITE, _READ_REQ,
+				   _ATOMIC_REQ, _ATOMIC_WRITE_REQ, _FLUSH_REQ */
 	u8 flags;		/* MRE_WQE_* */
 	u8 aop;			/* MRE_AOP_* for atomics */
-	u32 len;		/* message length (atomics: 8) */
+	u8 fflags;		/* FLUSH: MRE_FLUSH_* (MR: no raddr, len) */
+	u32 len;		/* message length (atomics: 8; FLUSH: range) */
 	u32 rkey;
 	u64 raddr;
 	u32 imm;
-	u64 swap_add;
+	u64 swap_add;		/* ATOMIC_WRITE: the value to store */
 	u64 compare;
 };
 #define MRE_WQE_IMM	0x01
@@ -187,6 +189,14 @@ struct mre_atomic {
 	u64 raddr;
 	u64 swap_add;
 	u64 compare;
+};
+
+/* a FLUSH at the responder (mre_ops.flush) */
+struct mre_flush {
+	u8 fflags;		/* MRE_FLUSH_GLOBAL, _PERSISTENT, _MR */
+	u32 rkey;
+	u64 raddr;		/* not MRE_FLUSH_MR: [raddr, raddr + len) */
+	u32 len;
 };
 
 struct mre_recv_done {
@@ -386,13 +396,38 @@ struct mre_ops {
 		     const u8 *data);
 	/*
 	 * responder: may @len bytes at @raddr in @rkey be the target of a
-	 * remote @op (MRE_OP_READ_REQ or MRE_OP_ATOMIC_REQ)? Returns
-	 * MRE_SYN_NONE or MRE_SYN_REM_ACCESS.
+	 * remote @op (MRE_OP_READ_REQ or MRE_OP_ATOMIC_REQ; with
+	 * atomic_write, MRE_OP_ATOMIC_WRITE_REQ, which needs the right to
+	 * write)? Returns MRE_SYN_NONE or MRE_SYN_REM_ACCESS.
 	 */
 	int (*check)(struct mre_stream *s, u8 op, u32 rkey, u64 raddr, u32 len);
 	/* responder: execute an atomic once; *orig gets the old value */
 	int (*atomic)(struct mre_stream *s, const struct mre_atomic *a,
 		      u64 *orig);
+	/*
+	 * Optional (NULL: the request is refused, NAK REM_INV_REQ).
+	 * responder: store @value at @raddr in @rkey as one 64-bit store,
+	 * atomic against the atomics of @atomic (IB_WR_ATOMIC_WRITE). @raddr
+	 * is 8-byte aligned; the engine checked it with @check (op
+	 * MRE_OP_ATOMIC_WRITE_REQ: the MR's remote-write right) when the
+	 * request arrived, and runs it once, in order. Returns MRE_SYN_NONE
+	 * or MRE_SYN_REM_ACCESS (the MR changed since).
+	 */
+	int (*atomic_write)(struct mre_stream *s, u32 rkey, u64 raddr,
+			    u64 value);
+	/*
+	 * Optional (NULL: the request is refused, NAK REM_INV_REQ).
+	 * responder: FLUSH @f (IB_WR_FLUSH). With @exec false only check it
+	 * (when it arrives): may the MR of f->rkey, the whole MR with
+	 * MRE_FLUSH_MR else [raddr, raddr + len), be flushed with the
+	 * placement types asked (the MR's flush-global and flush-persistent
+	 * rights)? With @exec true (in order: every earlier message of the
+	 * stream has been placed) make what was placed there visible
+	 * (GLOBAL) or persistent (PERSISTENT); a memory barrier suffices for
+	 * ordinary memory. Returns MRE_SYN_NONE or MRE_SYN_REM_ACCESS.
+	 */
+	int (*flush)(struct mre_stream *s, const struct mre_flush *f,
+		     bool exec);
 	/* responder: receive @r->rsn is complete (in order) */
 	void (*recv_done)(struct mre_stream *s, const struct mre_recv_done *r);
 

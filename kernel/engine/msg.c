@@ -5,10 +5,11 @@
  * mre_msg_rx() handles one newly arrived TSN: the payload is placed at
  * once, wherever it belongs (a WRITE names its destination, a SEND names its
  * receive, a READ response names the READ), and whatever must wait for
- * order (a receive completion, a READ or ATOMIC execution, a failure) is
- * written into the gate entry of the TSN. The gate (gate_run()) runs that entry
- * when the cumulative TSN passes it, i.e. once everything sent before it on
- * the connection, and so on its stream, has been placed.
+ * order (a receive completion, a READ, ATOMIC, ATOMIC_WRITE or FLUSH
+ * execution, a failure) is written into the gate entry of the TSN. The gate
+ * (gate_run()) runs that entry when the cumulative TSN passes it, i.e. once
+ * everything sent before it on the connection, and so on its stream, has
+ * been placed: a FLUSH run there covers every earlier placement.
  *
  * A packet is refused (its TSN stays unaccepted and the sender resends it)
  * only when a receive WQE is missing (RNR) or when a NAK it calls for gets
@@ -43,8 +44,8 @@ static struct mre_gate *gate_of(struct mre_conn *c, u32 tsn)
 
 static bool is_request(u8 op)
 {
-	return op == MRE_OP_SEND || op == MRE_OP_WRITE ||
-	       op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
+	return op < 32 && (MRE_OPS_ANSWERED | 1u << MRE_OP_SEND |
+			   1u << MRE_OP_WRITE) >> op & 1;
 }
 
 /*
@@ -122,7 +123,10 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 		     const struct mre_pkt_data *d)
 {
 	struct mre_rd_slot *r = &s->rs[d->rdsn % MRE_RD_SLOTS];
+	const struct mre_ops *ops = c->ep->ops;
+	struct mre_flush f;
 	struct mre_gate *g;
+	int e;
 
 	/*
 	 * rdsn comes from the wire: it must be one the gate has not started
@@ -133,10 +137,22 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	 */
 	if (seq_lt(d->rdsn, s->rs_tail) || d->rdsn - s->rs_head >= MRE_RD_SLOTS ||
 	    r->state == MRE_SLOT_ARRIVED || r->state == MRE_SLOT_SENDING ||
-	    (d->op == MRE_OP_ATOMIC_REQ && d->raddr & 7))
+	    ((d->op == MRE_OP_ATOMIC_REQ || d->op == MRE_OP_ATOMIC_WRITE_REQ) &&
+	     d->raddr & 7) ||
+	    (d->op == MRE_OP_ATOMIC_WRITE_REQ && !ops->atomic_write) ||
+	    (d->op == MRE_OP_FLUSH_REQ && !ops->flush))
 		return msg_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
 	/* checked now so that a failure can still refuse the packet */
-	if (c->ep->ops->check(s, d->op, d->rkey, d->raddr, d->mlen))
+	if (d->op == MRE_OP_FLUSH_REQ) {
+		f = (struct mre_flush){
+			.fflags = d->fflags, .rkey = d->rkey,
+			.raddr = d->raddr, .len = d->mlen,
+		};
+		e = ops->flush(s, &f, false);
+	} else {
+		e = ops->check(s, d->op, d->rkey, d->raddr, d->mlen);
+	}
+	if (e)
 		return msg_error(c, s, tsn, d, MRE_SYN_REM_ACCESS);
 	mre_memset(r, 0, sizeof(*r));
 	r->msn = d->msn;
@@ -144,7 +160,7 @@ static int rx_rd_req(struct mre_conn *c, struct mre_stream *s, u32 tsn,
 	r->rkey = d->rkey;
 	r->raddr = d->raddr;
 	r->len = d->mlen;
-	r->aop = d->aop;
+	r->aop = d->op == MRE_OP_FLUSH_REQ ? d->fflags : d->aop;
 	r->swap_add = d->swap_add;
 	r->compare = d->compare;
 	r->tsn = c->ack_gen;
@@ -238,9 +254,7 @@ static void retire(struct mre_conn *c, u64 now)
 		d->state = MRE_TXD_FREE;
 		c->tsn_una++;
 		n++;
-		if (d->dflags & MRE_DF_LAST && d->stream &&
-		    (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE ||
-		     d->op == MRE_OP_READ_REQ || d->op == MRE_OP_ATOMIC_REQ)) {
+		if (d->dflags & MRE_DF_LAST && d->stream && is_request(d->op)) {
 			struct mre_stream *s = c->ep->ops->stream(c, d->stream);
 
 			if (s && s->conn == c)
@@ -306,7 +320,7 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 {
 	const struct mre_pkt_data *d = &pkt->data;
 	struct mre_rd_slot *r = &s->rq[d->rdsn % MRE_RD_SLOTS];
-	bool atomic = d->op == MRE_OP_ATOMIC_RESP;
+	bool atomic = d->op == MRE_OP_ATOMIC_RESP;	/* or AWRITE, FLUSH */
 	struct mre_place pl = {
 		.op = d->op, .dflags = d->dflags, .msn = d->msn,
 		.offset = d->offset, .len = atomic ? 8 : d->plen,
@@ -316,15 +330,20 @@ static void rx_response(struct mre_conn *c, struct mre_stream *s,
 
 	/* offset and length from the wire: within what we asked for */
 	if (r->state != MRE_SLOT_WAIT || r->msn != d->msn ||
-	    (r->op == MRE_OP_ATOMIC_REQ) != atomic ||
+	    (r->op == MRE_OP_READ_REQ) == atomic ||
 	    (atomic && d->offset) || d->offset > r->len ||
 	    d->plen > r->len - d->offset) {
 		c->ep->ctr.drop_inv_req++;	/* not what we asked for */
 		return;
 	}
 	if (atomic) {
+		/*
+		 * Only an ATOMIC has a result: the answer to an ATOMIC_WRITE
+		 * or a FLUSH says that it ran, and no buffer takes it.
+		 */
 		mre_memcpy(orig, &d->orig, 8);	/* host order for the embedder */
-		e = c->ep->ops->place(s, &pl, orig);
+		if (r->op == MRE_OP_ATOMIC_REQ)
+			e = c->ep->ops->place(s, &pl, orig);
 		r->done = 8;
 	} else {
 		if (d->plen)
@@ -374,13 +393,15 @@ static int place_tsn(struct mre_conn *c, const struct mre_pkt *pkt)
 	case MRE_OP_WRITE:
 	case MRE_OP_READ_REQ:
 	case MRE_OP_ATOMIC_REQ:
+	case MRE_OP_ATOMIC_WRITE_REQ:
+	case MRE_OP_FLUSH_REQ:
 		/* after a failed request nothing later on the stream executes */
 		if (s->state == MRE_STREAM_ERROR ||
 		    (s->rx_err && seq_ge(d->msn, s->rx_err_msn)))
 			return MRE_SYN_NONE;
 		if (d->op == MRE_OP_SEND || d->op == MRE_OP_WRITE)
 			return rx_write_send(c, s, tsn, pkt);
-		if (s->uc)		/* UC has no READ or ATOMIC */
+		if (s->uc)		/* UC has no READ, ATOMIC, FLUSH */
 			return msg_error(c, s, tsn, d, MRE_SYN_REM_INV_REQ);
 		return rx_rd_req(c, s, tsn, d);
 	case MRE_OP_READ_RESP:
@@ -406,6 +427,7 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 	struct mre_rd_slot *r = &s->rs[rdsn % MRE_RD_SLOTS];
 	const struct mre_ops *ops = c->ep->ops;
 	struct mre_atomic a;
+	struct mre_flush f;
 	int e;
 
 	if (r->state != MRE_SLOT_ARRIVED)
@@ -415,6 +437,25 @@ static void gate_read(struct mre_conn *c, struct mre_stream *s, u32 rdsn)
 	r->state = MRE_SLOT_SENT;	/* until proven good */
 	if (r->op == MRE_OP_READ_REQ) {
 		e = ops->check(s, r->op, r->rkey, r->raddr, r->len);
+	} else if (r->op == MRE_OP_ATOMIC_WRITE_REQ) {
+		/*
+		 * Here, once: a resent request is a duplicate TSN and never
+		 * reaches the gate again. Its answer's orig stays 0.
+		 */
+		e = ops->atomic_write(s, r->rkey, r->raddr, r->swap_add);
+	} else if (r->op == MRE_OP_FLUSH_REQ) {
+		/*
+		 * The gate passes a TSN only once every earlier one of the
+		 * connection has been placed (and its gate entry run: an
+		 * earlier ATOMIC or ATOMIC_WRITE executed): all the stream
+		 * placed before the FLUSH is in memory. The host makes it
+		 * visible or persistent.
+		 */
+		f = (struct mre_flush){
+			.fflags = r->aop, .rkey = r->rkey, .raddr = r->raddr,
+			.len = r->len,
+		};
+		e = ops->flush(s, &f, true);
 	} else {
 		a = (struct mre_atomic){
 			.aop = r->aop, .rkey = r->rkey, .raddr = r->raddr,

@@ -191,6 +191,8 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 	case MRE_OP_WRITE:
 	case MRE_OP_READ_REQ:
 	case MRE_OP_ATOMIC_REQ:
+	case MRE_OP_ATOMIC_WRITE_REQ:
+	case MRE_OP_FLUSH_REQ:
 		if (!cur) {
 			if (!c->ep->ops->sq_get(s, t->msn, &w))
 				return false;
@@ -201,10 +203,19 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 		d->imm = cur->imm;
 		d->rsn = t->seq;
 		d->rdsn = t->seq;
-		d->mlen = t->op == MRE_OP_ATOMIC_REQ ? 8 : cur->len;
+		d->mlen = t->op == MRE_OP_ATOMIC_REQ ||
+			  t->op == MRE_OP_ATOMIC_WRITE_REQ ? 8 : cur->len;
 		d->aop = cur->aop;
 		d->swap_add = cur->swap_add;
 		d->compare = cur->compare;
+		if (t->op == MRE_OP_FLUSH_REQ) {
+			d->fflags = cur->fflags;
+			/* the whole MR: no range on the wire (4.2) */
+			if (d->fflags & MRE_FLUSH_MR) {
+				d->raddr = 0;
+				d->mlen = 0;
+			}
+		}
 		if (t->len) {
 			x->pl_src = MRE_PL_WQE;
 			x->pl_stream = s;

@@ -74,7 +74,8 @@ static bool resp_next(struct mre_stream *s, struct mre_txd *d)
 			s->rs_head++;	/* refused at the gate: nothing to send */
 			continue;
 		}
-		if (r->op == MRE_OP_ATOMIC_REQ) {
+		/* ATOMIC_RESP also answers an ATOMIC_WRITE or FLUSH (orig 0) */
+		if (r->op != MRE_OP_READ_REQ) {
 			txd_set(d, s, MRE_OP_ATOMIC_RESP, r->msn, 0, 0,
 				MRE_DF_FIRST | MRE_DF_LAST, rdsn);
 			r->state = MRE_SLOT_SENT;
@@ -108,7 +109,9 @@ static bool req_start(struct mre_stream *s)
 		return false;		/* wait for earlier READ/ATOMIC */
 	switch (w->op) {
 	case MRE_OP_READ_REQ:
-	case MRE_OP_ATOMIC_REQ: {
+	case MRE_OP_ATOMIC_REQ:
+	case MRE_OP_ATOMIC_WRITE_REQ:
+	case MRE_OP_FLUSH_REQ: {
 		struct mre_rd_slot *r;
 
 		if (s->tx_rdsn - s->rd_comp >= s->max_rd)
@@ -117,7 +120,8 @@ static bool req_start(struct mre_stream *s)
 		r = &s->rq[s->cur_seq % MRE_RD_SLOTS];
 		mre_memset(r, 0, sizeof(*r));
 		r->msn = s->tx_msn;
-		r->len = w->op == MRE_OP_ATOMIC_REQ ? 8 : w->len;
+		/* a one-packet answer: 8 bytes (its orig) but for a READ */
+		r->len = w->op == MRE_OP_READ_REQ ? w->len : 8;
 		r->op = w->op;
 		r->state = MRE_SLOT_WAIT;
 		/* a request is one packet, the TSN the sender gives next */

@@ -32,13 +32,18 @@ struct mre_txd;
 #define MRE_RD_SLOTS 128	/* per side and stream: the initiator depth (rxe: 128) */
 
 /*
- * A READ or ATOMIC request: its response answers it, and accepts its TSN
- * at the requester (answered(), msg.c), so it neither asks for an ACK
- * nor draws one.
+ * A READ, ATOMIC, ATOMIC_WRITE or FLUSH request: its response answers it,
+ * and accepts its TSN at the requester (answered(), msg.c), so it neither
+ * asks for an ACK nor draws one. All four take a read/atomic slot.
  */
+#define MRE_OPS_ANSWERED	(1u << MRE_OP_READ_REQ | 1u << MRE_OP_ATOMIC_REQ | \
+				 1u << MRE_OP_ATOMIC_WRITE_REQ |		\
+				 1u << MRE_OP_FLUSH_REQ)
+
+/* (one test on the per-packet paths: data_hdr() asks three times) */
 static inline bool mre_op_answered(u8 op)
 {
-	return op == MRE_OP_READ_REQ || op == MRE_OP_ATOMIC_REQ;
+	return op < 32 && MRE_OPS_ANSWERED >> op & 1;
 }
 
 /* a READ or ATOMIC response: no completion at the responder waits on its ACK */
@@ -69,11 +74,11 @@ struct mre_rd_slot {
 	u32 done;		/* requester: bytes placed; responder: bytes generated */
 	u32 rkey;		/* responder */
 	u64 raddr;		/* responder */
-	u64 swap_add;		/* responder (atomic) */
+	u64 swap_add;		/* responder (atomic; ATOMIC_WRITE: value) */
 	u64 compare;		/* responder (atomic) */
 	u64 orig;		/* responder: the atomic's result */
-	u8 op;			/* MRE_OP_READ_REQ or MRE_OP_ATOMIC_REQ */
-	u8 aop;
+	u8 op;			/* a request of mre_op_answered() */
+	u8 aop;			/* ATOMIC: MRE_AOP_*; FLUSH: MRE_FLUSH_ */
 	u8 state;		/* enum mre_slot_state */
 	u8 seen;		/* requester: a response packet arrived */
 	u32 tsn;		/* requester: the request's TSN */

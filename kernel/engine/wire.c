@@ -25,6 +25,8 @@ static const u8 data_ext_len[MRE_OP_MAX] = {
 	[MRE_OP_ATOMIC_RESP]	= MRE_EXT_ATOMIC_RESP_LEN,
 	[MRE_OP_NAK]		= MRE_EXT_NAK_LEN,
 	[MRE_OP_NOP]		= MRE_EXT_NOP_LEN,
+	[MRE_OP_ATOMIC_WRITE_REQ] = MRE_EXT_ATOMIC_WRITE_LEN,
+	[MRE_OP_FLUSH_REQ]	= MRE_EXT_FLUSH_LEN,
 };
 
 /* which DATA ops may carry a payload, and which dflags each may use */
@@ -39,6 +41,8 @@ static const u8 data_op_flags[MRE_OP_MAX] = {
 	[MRE_OP_ATOMIC_RESP]	= MRE_DF_FIRST | MRE_DF_LAST,
 	[MRE_OP_NAK]		= MRE_DF_FIRST | MRE_DF_LAST,
 	[MRE_OP_NOP]		= MRE_DF_FIRST | MRE_DF_LAST,
+	[MRE_OP_ATOMIC_WRITE_REQ] = MRE_DF_FIRST | MRE_DF_LAST,
+	[MRE_OP_FLUSH_REQ]	= MRE_DF_FIRST | MRE_DF_LAST,
 };
 
 static const bool data_op_payload[MRE_OP_MAX] = {
@@ -57,6 +61,8 @@ static const char *const op_names[MRE_OP_MAX] = {
 	[MRE_OP_READ_REQ] = "READ_REQ", [MRE_OP_READ_RESP] = "READ_RESP",
 	[MRE_OP_ATOMIC_REQ] = "ATOMIC_REQ", [MRE_OP_ATOMIC_RESP] = "ATOMIC_RESP",
 	[MRE_OP_NAK] = "NAK", [MRE_OP_NOP] = "NOP",
+	[MRE_OP_ATOMIC_WRITE_REQ] = "ATOMIC_WRITE_REQ",
+	[MRE_OP_FLUSH_REQ] = "FLUSH_REQ",
 };
 
 const char *mre_wire_type_name(u8 type)
@@ -74,6 +80,39 @@ u32 mre_wire_data_hdr_len(u8 op)
 	if (op == 0 || op >= MRE_OP_MAX)
 		return 0;
 	return MRE_DATA_LEN + data_ext_len[op];
+}
+
+/*
+ * The extension of a request that takes a read/atomic slot (READ, ATOMIC,
+ * ATOMIC_WRITE, FLUSH): raddr, rkey and rdsn first, then the op's own.
+ * Non-zero when a field is out of range.
+ */
+static int parse_answered(const u8 *x, struct mre_pkt_data *d)
+{
+	d->raddr = get_be64(x);
+	d->rkey = get_be32(x + 8);
+	d->rdsn = get_be32(x + 12);
+	switch (d->op) {
+	case MRE_OP_READ_REQ:
+		/* the READ's length travels in mlen; x + 16 is reserved */
+		return get_be32(x + 16) || d->raddr + d->mlen < d->raddr;
+	case MRE_OP_ATOMIC_REQ:
+		d->aop = x[16];
+		d->swap_add = get_be64(x + 20);
+		d->compare = get_be64(x + 28);
+		return (x[17] | x[18] | x[19]) || d->mlen != 8 ||
+		       (d->aop != MRE_AOP_CMP_SWP &&
+			d->aop != MRE_AOP_FETCH_ADD);
+	case MRE_OP_ATOMIC_WRITE_REQ:
+		d->swap_add = get_be64(x + 16);
+		return d->mlen != 8;
+	}
+	/* FLUSH: a placement type at least; the whole MR names no range */
+	d->fflags = x[16];
+	return (x[17] | x[18] | x[19]) || d->fflags & ~MRE_FLUSH_ALL ||
+	       !(d->fflags & (MRE_FLUSH_GLOBAL | MRE_FLUSH_PERSISTENT)) ||
+	       (d->fflags & MRE_FLUSH_MR && (d->raddr || d->mlen)) ||
+	       d->raddr + d->mlen < d->raddr;
 }
 
 static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
@@ -132,28 +171,14 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 			return MRE_PARSE_FIELD;
 		break;
 	case MRE_OP_READ_REQ:
-		d->raddr = get_be64(x);
-		d->rkey = get_be32(x + 8);
-		d->rdsn = get_be32(x + 12);
-		/* the READ's length travels in mlen; x + 16 is reserved */
-		if (get_be32(x + 16) || d->raddr + d->mlen < d->raddr)
+	case MRE_OP_ATOMIC_REQ:
+	case MRE_OP_ATOMIC_WRITE_REQ:
+	case MRE_OP_FLUSH_REQ:
+		if (parse_answered(x, d))
 			return MRE_PARSE_FIELD;
 		break;
 	case MRE_OP_READ_RESP:
 		d->rdsn = get_be32(x);
-		break;
-	case MRE_OP_ATOMIC_REQ:
-		d->raddr = get_be64(x);
-		d->rkey = get_be32(x + 8);
-		d->rdsn = get_be32(x + 12);
-		d->aop = x[16];
-		if (x[17] | x[18] | x[19])
-			return MRE_PARSE_FIELD;
-		d->swap_add = get_be64(x + 20);
-		d->compare = get_be64(x + 28);
-		if ((d->aop != MRE_AOP_CMP_SWP && d->aop != MRE_AOP_FETCH_ADD) ||
-		    d->mlen != 8)
-			return MRE_PARSE_FIELD;
 		break;
 	case MRE_OP_ATOMIC_RESP:
 		d->rdsn = get_be32(x);
@@ -391,6 +416,19 @@ static u32 put_data(u8 *b, const struct mre_pkt *p)
 	case MRE_OP_ATOMIC_RESP:
 		put_be32(x, d->rdsn);
 		put_be64(x + 4, d->orig);
+		break;
+	case MRE_OP_ATOMIC_WRITE_REQ:
+		put_be64(x, d->raddr);
+		put_be32(x + 8, d->rkey);
+		put_be32(x + 12, d->rdsn);
+		put_be64(x + 16, d->swap_add);
+		break;
+	case MRE_OP_FLUSH_REQ:
+		put_be64(x, d->raddr);
+		put_be32(x + 8, d->rkey);
+		put_be32(x + 12, d->rdsn);
+		x[16] = d->fflags;
+		x[17] = x[18] = x[19] = 0;
 		break;
 	case MRE_OP_NAK:
 		put_be32(x, d->syndrome);

@@ -68,6 +68,8 @@ enum mre_op {
 	MRE_OP_ATOMIC_RESP	= 6,
 	MRE_OP_NAK		= 7,	/* a message failed at the responder */
 	MRE_OP_NOP		= 8,	/* fills a TSN whose stream is gone */
+	MRE_OP_ATOMIC_WRITE_REQ	= 9,	/* an 8-byte store; ATOMIC_RESP answers */
+	MRE_OP_FLUSH_REQ	= 10,	/* placement barrier; ATOMIC_RESP answers */
 	MRE_OP_MAX
 };
 
@@ -83,6 +85,12 @@ enum mre_op {
 /* ATOMIC_REQ operations */
 #define MRE_AOP_CMP_SWP	1
 #define MRE_AOP_FETCH_ADD 2
+
+/* FLUSH_REQ flags (the "fflags" field): placement types and selectivity */
+#define MRE_FLUSH_GLOBAL	0x01	/* visible to every reader */
+#define MRE_FLUSH_PERSISTENT	0x02	/* persistent (as the host defines) */
+#define MRE_FLUSH_MR		0x10	/* the whole MR; raddr, mlen 0 */
+#define MRE_FLUSH_ALL		0x13
 
 /* NAK syndromes (DATA op NAK) and TSN rejection reasons (ACK nak field) */
 enum mre_syndrome {
@@ -107,6 +115,8 @@ enum mre_syndrome {
 #define MRE_EXT_ATOMIC_RESP_LEN	12	/* rdsn, orig */
 #define MRE_EXT_NAK_LEN		4	/* syndrome */
 #define MRE_EXT_NOP_LEN		0
+#define MRE_EXT_ATOMIC_WRITE_LEN 24	/* raddr, rkey, rdsn, value */
+#define MRE_EXT_FLUSH_LEN	20	/* raddr, rkey, rdsn, fflags */
 #define MRE_ACK_LEN		(MRE_COMMON_LEN + 80)
 #define MRE_PROBE_LEN		(MRE_COMMON_LEN + 8)
 #define MRE_CONNECT_LEN		(MRE_COMMON_LEN + 28)	/* + blob */
@@ -147,14 +157,16 @@ struct mre_pkt {
 			u8 op;
 			u8 dflags;
 			u16 plen;	/* payload bytes that follow the header */
-			u32 rkey;	/* WRITE, READ_REQ, ATOMIC_REQ */
+			u32 rkey;	/* WRITE and the answered requests */
 			u64 raddr;	/* message base address at the responder */
 			u32 rsn;	/* receive sequence (DF_RECV) */
-			u32 rdsn;	/* read/atomic sequence (READ_*, ATOMIC_*) */
+			u32 rdsn;	/* read/atomic sequence: READ_*, ATOMIC_*,
+					   FLUSH_REQ */
 			u32 imm;	/* DF_IMM; DF_INV: the rkey */
 			u8 aop;		/* ATOMIC_REQ */
-			u64 swap_add;	/* ATOMIC_REQ */
+			u64 swap_add;	/* ATOMIC_REQ; ATOMIC_WRITE_REQ: value */
 			u64 compare;	/* ATOMIC_REQ */
+			u8 fflags;	/* FLUSH_REQ: MRE_FLUSH_* */
 			u64 orig;	/* ATOMIC_RESP */
 			u32 syndrome;	/* NAK */
 		} data;

@@ -191,7 +191,10 @@ static int m_place(struct mre_stream *s, const struct mre_place *p,
 static int m_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
 		   u32 len)
 {
-	u32 acc = op == MRE_OP_READ_REQ ? MDL_ACC_RREAD : MDL_ACC_RATOMIC;
+	/* an ATOMIC_WRITE needs the right to write (as rxe asks) */
+	u32 acc = op == MRE_OP_READ_REQ ? MDL_ACC_RREAD :
+		  op == MRE_OP_ATOMIC_WRITE_REQ ? MDL_ACC_RWRITE :
+		  MDL_ACC_RATOMIC;
 
 	return find_mr(qp_of(s)->node, rkey, acc, raddr, len) ?
 	       MRE_SYN_NONE : MRE_SYN_REM_ACCESS;
@@ -215,6 +218,53 @@ static int m_atomic(struct mre_stream *s, const struct mre_atomic *a,
 	else if (v == a->compare)
 		v = a->swap_add;
 	mre_memcpy(p, &v, 8);
+	return MRE_SYN_NONE;
+}
+
+static int m_atomic_write(struct mre_stream *s, u32 rkey, u64 raddr,
+			  u64 value)
+{
+	struct mdl_node *n = qp_of(s)->node;
+	struct mdl_mr *m = find_mr(n, rkey, MDL_ACC_RWRITE, raddr, 8);
+	u32 i;
+
+	if (!m || raddr & 7)
+		return MRE_SYN_REM_ACCESS;
+	mre_memcpy(m->mem + (raddr - m->addr), &value, 8);
+	if (m->count)
+		for (i = 0; i < 8; i++)
+			m->count[raddr - m->addr + i]++;
+	n->awrites++;
+	return MRE_SYN_NONE;
+}
+
+static int m_flush(struct mre_stream *s, const struct mre_flush *f,
+		   bool exec)
+{
+	struct mdl_node *n = qp_of(s)->node;
+	u32 acc = (f->fflags & MRE_FLUSH_GLOBAL ?
+		   MDL_ACC_FLUSH_GLOBAL : 0) |
+		  (f->fflags & MRE_FLUSH_PERSISTENT ?
+		   MDL_ACC_FLUSH_PERSIST : 0);
+	struct mdl_mr *m;
+	u32 i;
+
+	if (f->fflags & MRE_FLUSH_MR) {
+		for (i = 0; i < n->nmrs; i++)
+			if (n->mrs[i].key == f->rkey)
+				break;
+		m = i < n->nmrs && (n->mrs[i].access & acc) == acc ?
+		    &n->mrs[i] : NULL;
+	} else {
+		m = find_mr(n, f->rkey, acc, f->raddr, f->len);
+	}
+	if (!m)
+		return MRE_SYN_REM_ACCESS;
+	if (exec) {
+		/* the model's memory is plain memory: nothing to write back */
+		n->flushes++;
+		n->flush_placed = n->placed_bytes;
+	}
 	return MRE_SYN_NONE;
 }
 
@@ -430,6 +480,8 @@ const struct mre_ops mdl_ops = {
 	.place = m_place,
 	.check = m_check,
 	.atomic = m_atomic,
+	.atomic_write = m_atomic_write,
+	.flush = m_flush,
 	.send_done = m_send_done,
 	.recv_done = m_recv_done,
 	.stream_error = m_stream_error,

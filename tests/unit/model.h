@@ -30,6 +30,8 @@
 #define MDL_ACC_RWRITE	2
 #define MDL_ACC_RREAD	4
 #define MDL_ACC_RATOMIC	8
+#define MDL_ACC_FLUSH_GLOBAL	16	/* IB_ACCESS_FLUSH_GLOBAL */
+#define MDL_ACC_FLUSH_PERSIST	32	/* IB_ACCESS_FLUSH_PERSISTENT */
 
 struct mdl_node;
 
@@ -118,6 +120,9 @@ struct mdl_node {
 	void *harness;
 	u64 placed_bytes;	/* payload bytes placed (goodput) */
 	u32 bad_place;		/* placement outside a target was attempted */
+	u32 awrites;		/* ATOMIC_WRITEs executed */
+	u32 flushes;		/* FLUSHes executed (not only checked) */
+	u64 flush_placed;	/* placed_bytes when the last FLUSH ran */
 	u32 conn_ups;
 	u32 conn_deads;
 	u32 planes_learned;	/* MRE_CONN_PLANES events */

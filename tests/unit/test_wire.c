@@ -32,11 +32,14 @@ static struct mre_pkt data_pkt(u8 op)
 	case MRE_OP_ATOMIC_RESP:
 	case MRE_OP_NAK:
 	case MRE_OP_NOP:
+	case MRE_OP_ATOMIC_WRITE_REQ:
+	case MRE_OP_FLUSH_REQ:
 		p.data.dflags = MRE_DF_FIRST | MRE_DF_LAST;
 		p.data.plen = 0;
 		p.data.offset = 0;
-		if (op == MRE_OP_ATOMIC_REQ)
+		if (op == MRE_OP_ATOMIC_REQ || op == MRE_OP_ATOMIC_WRITE_REQ)
 			p.data.mlen = 8;
+		p.data.fflags = MRE_FLUSH_GLOBAL | MRE_FLUSH_PERSISTENT;
 		break;
 	}
 	return p;
@@ -78,6 +81,12 @@ static bool roundtrip_data(struct kunit *test, u8 op)
 		       out.data.aop == MRE_AOP_CMP_SWP && out.data.rdsn == 4;
 	case MRE_OP_ATOMIC_RESP:
 		return out.data.orig == 42 && out.data.rdsn == 4;
+	case MRE_OP_ATOMIC_WRITE_REQ:
+		return out.data.rkey == 0x1234 && out.data.raddr == in.data.raddr &&
+		       out.data.rdsn == 4 && out.data.swap_add == in.data.swap_add;
+	case MRE_OP_FLUSH_REQ:
+		return out.data.rkey == 0x1234 && out.data.raddr == in.data.raddr &&
+		       out.data.rdsn == 4 && out.data.fflags == in.data.fflags;
 	case MRE_OP_READ_RESP:
 		return out.data.rdsn == 4;
 	case MRE_OP_NAK:
@@ -220,6 +229,43 @@ MRE_TEST(wire_no_payload_ops)
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
 }
 
+/*
+ * ATOMIC_WRITE is 8 bytes; a FLUSH names a placement type, no unknown
+ * flag, no range with the whole MR, and no reserved byte set.
+ */
+MRE_TEST(wire_atomic_write_flush)
+{
+	struct mre_pkt in = data_pkt(MRE_OP_ATOMIC_WRITE_REQ), out;
+	u8 buf[256] = { 0 };
+	u32 hl = mre_wire_put(buf, &in);
+
+	MRE_EXPECT_EQ(test, hl, MRE_DATA_LEN + MRE_EXT_ATOMIC_WRITE_LEN);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, get_be64(buf + 68), in.data.swap_add);
+	put_be32(buf + 44, 16);			/* mlen */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
+	in = data_pkt(MRE_OP_FLUSH_REQ);
+	hl = mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, hl, MRE_DATA_LEN + MRE_EXT_FLUSH_LEN);
+	MRE_EXPECT_EQ(test, buf[68], MRE_FLUSH_GLOBAL | MRE_FLUSH_PERSISTENT);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, out.data.mlen, 8192);
+	buf[68] = 0;				/* no placement type */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
+	buf[68] = MRE_FLUSH_GLOBAL | 0x04;	/* unknown flag */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
+	buf[68] = MRE_FLUSH_GLOBAL | MRE_FLUSH_MR;	/* with a range */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
+	put_be64(buf + 52, 0);
+	put_be32(buf + 44, 0);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_OK);
+	buf[70] = 1;				/* reserved */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
+	buf[70] = 0;
+	buf[49] = MRE_DF_FIRST;			/* one packet: FIRST|LAST */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FLAGS);
+}
+
 /* SEND with invalidate: the imm field is the rkey; not with IMM, SEND only */
 MRE_TEST(wire_send_inv)
 {
@@ -321,5 +367,6 @@ MRE_SUITE(wire,
 	  MRE_CASE(wire_proof_roundtrip),
 	  MRE_CASE(wire_rejects),
 	  MRE_CASE(wire_no_payload_ops),
+	  MRE_CASE(wire_atomic_write_flush),
 	  MRE_CASE(wire_send_inv),
 	  MRE_CASE(wire_mutations));

@@ -26,7 +26,8 @@ WIRE = os.path.join(ROOT, "kernel/engine/wire.h")
 # dissector fields that are not members of struct mre_pkt: bits of flag
 # fields, the blob's and SACKs' decoded parts, the payload
 DERIVED = {"version", "flag_ack_req", "flag_retx", "df_first", "df_last",
-           "df_imm", "df_solicit", "df_recv", "df_inv", "sack_range",
+           "df_imm", "df_solicit", "df_recv", "df_inv", "ff_global",
+           "ff_persistent", "ff_mr", "sack_range",
            "tsn_sack_range", "blob_version", "blob_family", "blob_count",
            "plane_ipv4", "plane_ipv6"}
 # members of struct mre_pkt that are no wire field: decode bookkeeping

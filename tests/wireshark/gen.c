@@ -87,8 +87,9 @@ static void data(u8 op, u8 dflags, u16 plen)
 	};
 	const struct mre_pkt_data *d = &p.data;
 
-	if (op == MRE_OP_ATOMIC_REQ)
+	if (op == MRE_OP_ATOMIC_REQ || op == MRE_OP_ATOMIC_WRITE_REQ)
 		p.data.mlen = 8;
+	p.data.fflags = MRE_FLUSH_GLOBAL | MRE_FLUSH_PERSISTENT;
 	common(&p);
 	EXP(", \"mroce.tsn\": %u, \"mroce.path_una\": %u, \"mroce.dst_stream\": %u, \"mroce.src_stream\": %u, \"mroce.msn\": %u, \"mroce.offset\": %u, \"mroce.mlen\": %u, \"mroce.op\": %u, \"mroce.dflags\": %u, \"mroce.plen\": %u",
 	    d->tsn, d->path_una, d->dst_stream, d->src_stream, d->msn, d->offset,
@@ -116,6 +117,15 @@ static void data(u8 op, u8 dflags, u16 plen)
 	case MRE_OP_ATOMIC_RESP:
 		EXP(", \"mroce.rdsn\": %u, \"mroce.orig\": %llu", d->rdsn,
 		    (unsigned long long)d->orig);
+		break;
+	case MRE_OP_ATOMIC_WRITE_REQ:
+		EXP(", \"mroce.raddr\": %llu, \"mroce.rkey\": %u, \"mroce.rdsn\": %u, \"mroce.swap_add\": %llu",
+		    (unsigned long long)d->raddr, d->rkey, d->rdsn,
+		    (unsigned long long)d->swap_add);
+		break;
+	case MRE_OP_FLUSH_REQ:
+		EXP(", \"mroce.raddr\": %llu, \"mroce.rkey\": %u, \"mroce.rdsn\": %u, \"mroce.fflags\": %u",
+		    (unsigned long long)d->raddr, d->rkey, d->rdsn, d->fflags);
 		break;
 	case MRE_OP_NAK:
 		EXP(", \"mroce.syndrome\": %u", d->syndrome);
@@ -156,6 +166,8 @@ int main(int argc, char **argv)
 	data(MRE_OP_ATOMIC_RESP, MRE_DF_FIRST | MRE_DF_LAST, 0);
 	data(MRE_OP_NAK, MRE_DF_FIRST | MRE_DF_LAST, 0);
 	data(MRE_OP_NOP, MRE_DF_FIRST | MRE_DF_LAST, 0);
+	data(MRE_OP_ATOMIC_WRITE_REQ, MRE_DF_FIRST | MRE_DF_LAST, 0);
+	data(MRE_OP_FLUSH_REQ, MRE_DF_FIRST | MRE_DF_LAST, 0);
 
 	p = (struct mre_pkt){
 		.type = MRE_T_ACK, .path = 2, .dst_cid = 0xa1a2a3a4a5a6a7a8ULL,

@@ -17,7 +17,8 @@ local types = { [1] = "DATA", [2] = "ACK", [3] = "CONNECT", [4] = "ACCEPT",
 	[5] = "RESET", [6] = "PROBE", [7] = "UD", [8] = "RETRY", [9] = "CHALLENGE",
 	[10] = "ECHO" }
 local ops = { [1] = "SEND", [2] = "WRITE", [3] = "READ_REQ", [4] = "READ_RESP",
-	[5] = "ATOMIC_REQ", [6] = "ATOMIC_RESP", [7] = "NAK", [8] = "NOP" }
+	[5] = "ATOMIC_REQ", [6] = "ATOMIC_RESP", [7] = "NAK", [8] = "NOP",
+	[9] = "ATOMIC_WRITE_REQ", [10] = "FLUSH_REQ" }
 local syns = { [0] = "NONE", [1] = "RNR", [2] = "NO_STREAM", [3] = "REM_ACCESS",
 	[4] = "REM_INV_REQ", [5] = "REM_OP", [6] = "BUSY" }
 local aops = { [1] = "CMP_SWP", [2] = "FETCH_ADD" }
@@ -61,8 +62,12 @@ f("rsn", ProtoField.uint32, "RSN", base.DEC)
 f("rdsn", ProtoField.uint32, "RDSN", base.DEC)
 f("imm", ProtoField.uint32, "Immediate / rkey to invalidate", base.HEX)
 f("aop", ProtoField.uint8, "Atomic operation", base.DEC, aops)
-f("swap_add", ProtoField.uint64, "Swap / add", base.HEX)
+f("swap_add", ProtoField.uint64, "Swap / add / value written", base.HEX)
 f("compare", ProtoField.uint64, "Compare", base.HEX)
+f("fflags", ProtoField.uint8, "Flush flags", base.HEX)
+f("ff_global", ProtoField.bool, "GLOBAL", 8, nil, 0x01)
+f("ff_persistent", ProtoField.bool, "PERSISTENT", 8, nil, 0x02)
+f("ff_mr", ProtoField.bool, "MR", 8, nil, 0x10)
 f("orig", ProtoField.uint64, "Original value", base.HEX)
 f("syndrome", ProtoField.uint32, "Syndrome", base.DEC, syns)
 f("payload", ProtoField.bytes, "Payload")
@@ -109,7 +114,8 @@ f("udflags", ProtoField.uint8, "UD flags", base.HEX)
 f("nonce", ProtoField.uint64, "Nonce", base.HEX)
 f("plane", ProtoField.uint8, "Plane (in the challenged node's blob)", base.DEC)
 
-local ext = { [1] = 8, [2] = 20, [3] = 20, [4] = 4, [5] = 36, [6] = 12, [7] = 4, [8] = 0 }
+local ext = { [1] = 8, [2] = 20, [3] = 20, [4] = 4, [5] = 36, [6] = 12, [7] = 4, [8] = 0,
+	[9] = 24, [10] = 20 }
 
 -- set bits of a bitmap as "a-b, c" from @base + 1 + bit (serial numbers)
 local function ranges(bits, base)
@@ -155,6 +161,14 @@ local function data(buf, t)
 		t:add(F.rdsn, buf(x, 4)); t:add(F.orig, buf(x + 4, 8))
 	elseif op == 7 then
 		t:add(F.syndrome, buf(x, 4))
+	elseif op == 9 then
+		t:add(F.raddr, buf(x, 8)); t:add(F.rkey, buf(x + 8, 4)); t:add(F.rdsn, buf(x + 12, 4))
+		t:add(F.swap_add, buf(x + 16, 8))
+	elseif op == 10 then
+		t:add(F.raddr, buf(x, 8)); t:add(F.rkey, buf(x + 8, 4)); t:add(F.rdsn, buf(x + 12, 4))
+		local ff = t:add(F.fflags, buf(x + 16, 1))
+		ff:add(F.ff_global, buf(x + 16, 1)); ff:add(F.ff_persistent, buf(x + 16, 1))
+		ff:add(F.ff_mr, buf(x + 16, 1))
 	end
 	local hl = 52 + (ext[op] or 0)
 	local plen = buf(50, 2):uint()
