@@ -55,6 +55,7 @@ const struct mre_ops mroce_engine_ops = {
 	.place = e_place,
 	.check = mroce_resp_check,
 	.atomic = mroce_resp_atomic,
+	.atomic_write = mroce_resp_atomic_write,
 	.recv_done = mroce_resp_recv_done,
 	.stream_error = mroce_comp_stream_error,
 	.conn_event = mroce_peer_conn_event,

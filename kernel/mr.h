@@ -78,6 +78,7 @@
 #include <linux/iosys-map.h>
 #include <linux/refcount.h>
 #include <linux/string.h>
+#include <asm/unaligned.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
@@ -187,6 +188,14 @@ void mroce_mr_put(struct mroce_mr *mr);
 /* @len bytes between @buf and the MR's memory at @p, the way @to_mr says */
 static inline void mroce_copy_dir(void *p, void *buf, u32 len, bool to_mr)
 {
+	/* an aligned word in one access: what atomics and ATOMIC_WRITE need */
+	if (len == 8 && IS_ALIGNED((unsigned long)p, 8)) {
+		if (to_mr)
+			WRITE_ONCE(*(u64 *)p, get_unaligned((u64 *)buf));
+		else
+			put_unaligned(READ_ONCE(*(u64 *)p), (u64 *)buf);
+		return;
+	}
 	if (to_mr)
 		memcpy(p, buf, len);
 	else

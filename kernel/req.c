@@ -21,7 +21,8 @@
 static_assert((int)MROCE_WIRE_SEND == (int)MRE_OP_SEND &&
 	      (int)MROCE_WIRE_WRITE == (int)MRE_OP_WRITE &&
 	      (int)MROCE_WIRE_READ_REQ == (int)MRE_OP_READ_REQ &&
-	      (int)MROCE_WIRE_ATOMIC_REQ == (int)MRE_OP_ATOMIC_REQ);
+	      (int)MROCE_WIRE_ATOMIC_REQ == (int)MRE_OP_ATOMIC_REQ &&
+	      (int)MROCE_WIRE_ATOMIC_WRITE == (int)MRE_OP_ATOMIC_WRITE_REQ);
 static_assert((int)MROCE_AOP_CMP_SWP == (int)MRE_AOP_CMP_SWP &&
 	      (int)MROCE_AOP_FETCH_ADD == (int)MRE_AOP_FETCH_ADD);
 static_assert((int)IB_UVERBS_ACCESS_REMOTE_WRITE == (int)IB_ACCESS_REMOTE_WRITE &&

@@ -318,6 +318,8 @@ int mroce_resp_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
 {
 	struct mroce_qp *qp = mroce_qp_of_stream(s);
 	int right = right_of(op == MRE_OP_READ_REQ ? IB_WR_RDMA_READ :
+			     op == MRE_OP_ATOMIC_WRITE_REQ ?
+			     MROCE_WR_ATOMIC_WRITE :
 			     IB_WR_ATOMIC_FETCH_AND_ADD);
 	struct mroce_mr *mr;
 
@@ -355,6 +357,32 @@ int mroce_resp_atomic(struct mre_stream *s, const struct mre_atomic *a,
 	else if (v == a->compare)
 		v = a->swap_add;
 	mroce_mr_copy(mr, a->raddr, &v, 8, true);
+	spin_unlock(&mdev->atomic_lock);
+	mroce_mr_put(mr);
+	return MRE_SYN_NONE;
+}
+
+/*
+ * ATOMIC_WRITE: one store of the aligned word (mroce_copy_dir()), under
+ * the device's atomic lock so that no remote atomic sees half of it. The
+ * rights are those of a WRITE, checked again here: the request was
+ * checked when it arrived, and the QP or MR may have changed since.
+ */
+int mroce_resp_atomic_write(struct mre_stream *s, u32 rkey, u64 raddr,
+			    u64 value)
+{
+	struct mroce_qp *qp = mroce_qp_of_stream(s);
+	struct mroce_dev *mdev = mroce_qp_dev(qp);
+	int right = right_of(MROCE_WR_ATOMIC_WRITE);
+	struct mroce_mr *mr;
+
+	if (!qp_allows(qp, right) || raddr & 7)
+		return MRE_SYN_REM_ACCESS;
+	mr = mroce_rkey_get(&qp->ibqp, rkey, raddr, 8, right);
+	if (!mr)
+		return MRE_SYN_REM_ACCESS;
+	spin_lock(&mdev->atomic_lock);
+	mroce_mr_copy(mr, raddr, &value, 8, true);
 	spin_unlock(&mdev->atomic_lock);
 	mroce_mr_put(mr);
 	return MRE_SYN_NONE;

@@ -38,6 +38,9 @@ int mroce_resp_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
 		     u32 len);
 int mroce_resp_atomic(struct mre_stream *s, const struct mre_atomic *a,
 		      u64 *orig);
+/* mre_ops.atomic_write */
+int mroce_resp_atomic_write(struct mre_stream *s, u32 rkey, u64 raddr,
+			    u64 value);
 void mroce_resp_recv_done(struct mre_stream *s,
 			  const struct mre_recv_done *rd);
 /* the data of a READ response packet into @dst; MRE_SYN_REM_ACCESS: MR gone */

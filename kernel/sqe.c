@@ -82,6 +82,10 @@ static void take_data(struct mroce_qp *qp, u32 idx, const struct mroce_sqe *e,
 	u32 room = qp->swq_stride - sizeof(*w), n = READ_ONCE(e->num_sge);
 	u32 len = 0;
 
+	if (o->flags & MROCE_WR_VALUE) {	/* the value is compare_add */
+		w->length = o->len;
+		return;
+	}
 	if (w->flags & IB_SEND_INLINE && o->flags & MROCE_WR_INLINE) {
 		len = READ_ONCE(e->length);
 		if (!mroce_wq_take_inline(w->inl, room, e->sge, len,

@@ -218,7 +218,7 @@ static int check_opcode(const struct ibv_qp *ibqp, enum ibv_wr_opcode op)
 	const struct mroce_wr_op *o = mroce_wr_op(op);
 
 	if (!o)
-		return EOPNOTSUPP;	/* TSO, ATOMIC_WRITE, ... */
+		return EOPNOTSUPP;	/* TSO, FLUSH, ... */
 	/* not in UC or UD (IB spec): an invalid WR for the QP */
 	return o->qp_types & qpt_bit(ibqp) ? 0 : EINVAL;
 }
@@ -325,6 +325,8 @@ static int build_sqe(struct mroce_qp *qp, struct mroce_sqe *e,
 				&wr->bind_mw.bind_info, false);
 	case IBV_WR_LOCAL_INV:
 		return 0;	/* imm_data is invalidate_rkey; no data */
+	case IBV_WR_ATOMIC_WRITE:
+		return EOPNOTSUPP;	/* no field for its value: ibv_wr_* only */
 	default:
 		break;		/* SEND_WITH_INV: likewise, with data */
 	}
@@ -730,10 +732,17 @@ static void mroce_wr_set_xrc_srqn(struct ibv_qp_ex *ibqpx,
 	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
 }
 
+/* the 8 bytes at @atomic_wr go in the entry: no SGE, no setter */
 static void mroce_wr_atomic_write(struct ibv_qp_ex *ibqpx, uint32_t rkey,
 				  uint64_t remote_addr, const void *atomic_wr)
 {
-	wr_fail(to_mroce_qp(ibqpx), EOPNOTSUPP);
+	struct mroce_sqe *e = wr_begin_remote(ibqpx, IBV_WR_ATOMIC_WRITE,
+					      rkey, remote_addr);
+
+	if (e) {
+		memcpy(&e->compare_add, atomic_wr, sizeof(e->compare_add));
+		e->length = sizeof(e->compare_add);
+	}
 }
 
 static void mroce_wr_start(struct ibv_qp_ex *ibqpx)

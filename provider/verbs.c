@@ -402,6 +402,7 @@ enum {
 			    IBV_QP_EX_WITH_RDMA_READ |
 			    IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 			    IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+			    IBV_QP_EX_WITH_ATOMIC_WRITE |
 			    IBV_QP_EX_WITH_BIND_MW |
 			    IBV_QP_EX_WITH_LOCAL_INV |
 			    IBV_QP_EX_WITH_SEND_WITH_INV,
@@ -410,7 +411,7 @@ enum {
 /*
  * What ibv_create_qp_ex() may ask of mroce. As rxe and efa answer: a
  * feature mroce lacks (XRC, RSS, TSO, create flags, memory windows and
- * invalidation on UD, ATOMIC_WRITE, an unknown comp_mask or send_ops_flags
+ * invalidation on UD, an unknown comp_mask or send_ops_flags
  * bit) is EOPNOTSUPP; a request without its PD is EINVAL.
  */
 static int check_qp_init_attr_ex(struct mroce_context *ctx,

@@ -21,6 +21,7 @@
 #   - every test rxe passes, mroce passes too (the list of those it doesn't)
 #   - every test mroce skips (and rxe does not) was skipped for "not
 #     supported"/EOPNOTSUPP, not for something else
+#   - test_qp_ex_rc_atomic_write passes on mroce (6.1's rxe fails it)
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
@@ -194,6 +195,12 @@ if [ -s "$O/rxe.tsv" ] && [ -s "$O/mroce.tsv" ]; then
 	cat "$O/summary.txt"
 	t_ok "mroce passes every test rxe passes" bash -c "! grep -q '^RXE-ONLY-PASS' $O/compare.tsv"
 	t_ok "mroce's extra skips are all 'not supported'" bash -c "! grep -q '^OTHER-SKIP' $O/compare.tsv"
+fi
+# ATOMIC_WRITE (issue 34): passes on mroce, where 6.1's rxe fails it
+AW=test_qp_ex_rc_atomic_write
+if [ -s "$O/mroce.tsv" ] && { [ -z "$ONLY" ] || grep -q "$AW" "$O/mroce.tsv"; }; then
+	echo "# $AW: mroce $(awk -F'\t' -v t="$AW" 'index($1, t) {print $2; exit}' "$O/mroce.tsv"), rxe $(awk -F'\t' -v t="$AW" 'index($1, t) {print $2; exit}' "$O/rxe.tsv" 2>/dev/null)"
+	t_ok "mroce passes $AW" awk -F'\t' -v t="$AW" 'index($1, t) && $2 == "pass" {f = 1} END {exit !f}' "$O/mroce.tsv"
 fi
 for d in ${DRIVERS//,/ }; do
 	[ -s "$O/$d.tsv" ] || continue

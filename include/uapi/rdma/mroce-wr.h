@@ -35,12 +35,14 @@
 #define MROCE_WR_INV		(1 << 4)	/* carries an rkey to invalidate (in imm_data) */
 #define MROCE_WR_INLINE		(1 << 5)	/* its data may be inline */
 #define MROCE_WR_USER		(1 << 6)	/* user QPs only: no kernel verb posts it */
+#define MROCE_WR_VALUE		(1 << 7)	/* its data is the WQE's compare_add, no SGEs */
 
 /* MetaRoCE DATA ops (protocol.md 4.2) and atomic operations */
 #define MROCE_WIRE_SEND		1
 #define MROCE_WIRE_WRITE	2
 #define MROCE_WIRE_READ_REQ	3
 #define MROCE_WIRE_ATOMIC_REQ	5
+#define MROCE_WIRE_ATOMIC_WRITE	9
 #define MROCE_AOP_CMP_SWP	1
 #define MROCE_AOP_FETCH_ADD	2
 
@@ -55,7 +57,15 @@ struct mroce_wr_op {
 	__u8 len;		/* the length its data must have (atomics: 8); 0: any */
 };
 
-#define MROCE_WR_OPS		(IB_UVERBS_WR_SEND_WITH_INV + 1)
+/*
+ * ATOMIC_WRITE: Linux 6.2's IB_UVERBS_WR_ATOMIC_WRITE and
+ * IB_UVERBS_WC_ATOMIC_WRITE, rdma-core's IBV_WR_ATOMIC_WRITE and
+ * IBV_WC_ATOMIC_WRITE; 6.1's uapi does not name them yet.
+ */
+#define MROCE_WR_ATOMIC_WRITE	15
+#define MROCE_WC_ATOMIC_WRITE	9
+
+#define MROCE_WR_OPS		(MROCE_WR_ATOMIC_WRITE + 1)
 
 static const struct mroce_wr_op mroce_wr_ops[MROCE_WR_OPS] = {
 	[IB_UVERBS_WR_RDMA_WRITE] = {
@@ -116,6 +126,20 @@ static const struct mroce_wr_op mroce_wr_ops[MROCE_WR_OPS] = {
 		.aop = MROCE_AOP_FETCH_ADD,
 		.remote_access = IB_UVERBS_ACCESS_REMOTE_ATOMIC,
 		.local_access = IB_UVERBS_ACCESS_LOCAL_WRITE,
+		.len = 8,
+	},
+	/*
+	 * 8 bytes from the WQE stored at once at the target (an aligned
+	 * word; the MR's remote-write right, as rxe asks); answered like an
+	 * atomic. No kernel verb of 6.1 posts it.
+	 */
+	[MROCE_WR_ATOMIC_WRITE] = {
+		.qp_types = MROCE_QPT_RC,
+		.flags = MROCE_WR_REMOTE | MROCE_WR_RESP | MROCE_WR_USER |
+			 MROCE_WR_VALUE,
+		.wc_opcode = MROCE_WC_ATOMIC_WRITE,
+		.wire_op = MROCE_WIRE_ATOMIC_WRITE,
+		.remote_access = IB_UVERBS_ACCESS_REMOTE_WRITE,
 		.len = 8,
 	},
 	[IB_UVERBS_WR_LOCAL_INV] = {
