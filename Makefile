@@ -23,6 +23,8 @@
 #   make man          man page build/man/mroce.7 from Documentation/mroce.rst (scripts/man.py)
 #   make man-check    the man page renders without a warning and lists every module
 #                     parameter, counter, debugfs and sysfs file the code has
+#   make reqs-check   the requirement ids of Documentation/protocol.md and its
+#                     Appendix A agree (scripts/reqs.py --check)
 #   make kunit        engine tests as KUnit on a UML kernel (tests/kunit/run.sh)
 #   make vm-test      boot the guest and run tests/vm/foundation.sh
 #   make install      module, provider, driver file (honours DESTDIR)
@@ -205,12 +207,17 @@ $(O)/man/mroce.7: Documentation/mroce.rst scripts/man.py
 man-check: man
 	python3 scripts/man.py check $(O)/man/mroce.7
 
+# the requirements of the spec: ids, sections, levels and Appendix A
+reqs-check:
+	python3 scripts/reqs.py --check
+
 check: host
 	$(MAKE) -C tests/unit O=$(O) check
 	$(MAKE) -C tests/ring O=$(O) check
 	$(MAKE) sim-check
 	$(MAKE) wireshark-check
 	$(MAKE) man-check
+	$(MAKE) reqs-check
 	$(MAKE) fuzz-check
 	$(MAKE) meter		# builds: nothing runs it but scripts/bench-insn.sh
 
@@ -256,5 +263,5 @@ clean:
 	rm -rf $(O)
 
 .PHONY: all host module module-debug provider tools meter unit ring sim sim-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
-	man man-check \
+	man man-check reqs-check \
 	check kunit vm-test install dkms-source checkpatch sparse clean
