@@ -20,6 +20,58 @@ static_assert(sizeof_field(struct mroce_cqe, reserved) >= sizeof(void *));
 static_assert((int)MROCE_WC_GRH == (int)IB_WC_GRH &&
 	      (int)MROCE_WC_WITH_IMM == (int)IB_WC_WITH_IMM);
 
+static struct workqueue_struct *comp_wq;
+
+int mroce_cq_init(void)
+{
+	/* block and file ULPs complete I/O through it: it must make progress */
+	comp_wq = alloc_workqueue("mroce_comp", WQ_HIGHPRI | WQ_MEM_RECLAIM, 0);
+	return comp_wq ? 0 : -ENOMEM;
+}
+
+void mroce_cq_exit(void)
+{
+	destroy_workqueue(comp_wq);
+}
+
+static int vector_cpu(u32 comp_vector)
+{
+	return cpumask_local_spread(comp_vector, NUMA_NO_NODE);
+}
+
+const struct cpumask *mroce_get_vector_affinity(struct ib_device *ibdev,
+						int comp_vector)
+{
+	if (comp_vector < 0 || comp_vector >= ibdev->num_comp_vectors)
+		return NULL;
+	return cpumask_of(vector_cpu(comp_vector));
+}
+
+static void call_handler(struct mroce_cq *cq)
+{
+	if (cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+static void notify_work(struct work_struct *work)
+{
+	struct mroce_cq *cq = container_of(work, struct mroce_cq, notify_work);
+
+	local_bh_disable();
+	call_handler(cq);
+	local_bh_enable();
+}
+
+void mroce_cq_notify(struct mroce_cq *cq)
+{
+	/* a notification already queued there covers this one too */
+	if (!cq->ibcq.uobject && cq->cpu != raw_smp_processor_id() &&
+	    cpu_online(cq->cpu))
+		queue_work_on(cq->cpu, comp_wq, &cq->notify_work);
+	else
+		call_handler(cq);
+}
+
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		    struct ib_udata *udata)
 {
@@ -31,12 +83,15 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (!attr->cqe || attr->cqe > MROCE_MAX_CQE)
+	if (!attr->cqe || attr->cqe > MROCE_MAX_CQE ||
+	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
 	if (udata && udata->outlen < sizeof(resp))
 		return -EINVAL;
 	size = roundup_pow_of_two(attr->cqe);
 	spin_lock_init(&cq->lock);
+	cq->cpu = vector_cpu(attr->comp_vector);
+	INIT_WORK(&cq->notify_work, notify_work);
 	cq->id = atomic_inc_return(&mdev->next_obj_id);
 	err = mroce_queue_init(&cq->q, udata, size, MROCE_CQE_STRIDE,
 			       &resp.mmap_offset);
@@ -53,7 +108,8 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			return err;
 		}
 	}
-	mroce_dbg_cq(cq, "%u entries%s\n", size, udata ? " (user)" : "");
+	mroce_dbg_cq(cq, "%u entries%s, vector %u on cpu %d\n", size,
+		     udata ? " (user)" : "", attr->comp_vector, cq->cpu);
 	return 0;
 }
 
@@ -63,6 +119,7 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* no QP uses it any more (the core counts), so nothing posts to it */
 	mroce_dbg_cq(cq, "\n");
+	cancel_work_sync(&cq->notify_work);
 	mroce_queue_free(&cq->q);
 	return 0;
 }

@@ -7,12 +7,24 @@
  * protection, typically with a peer or QP lock held. It never calls the
  * consumer's completion handler itself: a handler may post work and so
  * re-enter the datapath. It records the CQ in the caller's batch instead,
- * and mroce_batch_flush() calls the handlers once every lock is dropped.
+ * and mroce_batch_flush() has mroce_cq_notify() call the handler once
+ * every lock is dropped.
+ *
+ * Completion vectors: a device has one per online CPU (comp_vectors), and
+ * a CQ's vector names the CPU its consumer's handler runs on, as a NIC's
+ * interrupt vector would: vector i is the i-th online CPU, spread as
+ * cpumask_local_spread() spreads interrupts. A kernel CQ's handler made
+ * due on another CPU is moved there (a high-priority work item, bottom
+ * halves off around the handler, so a handler that schedules irq_poll or
+ * work has it run on that CPU). A user CQ's handler only signals its
+ * completion channel and runs where the completion was made: the waiting
+ * thread runs where the scheduler puts it.
  */
 #ifndef MROCE_CQ_H
 #define MROCE_CQ_H
 
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/mroce-abi.h>
 
@@ -29,6 +41,8 @@ struct mroce_cq {
 	bool overflow;		/* reported once (IB_EVENT_CQ_ERR) */
 	u32 id;
 	struct mroce_cq *batch_next;	/* on a batch's list while a notify is due */
+	int cpu;		/* the CPU of its completion vector */
+	struct work_struct notify_work;	/* the handler, on @cpu (kernel CQs) */
 };
 
 static inline struct mroce_cq *to_mroce_cq(struct ib_cq *ibcq)
@@ -42,6 +56,15 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+const struct cpumask *mroce_get_vector_affinity(struct ib_device *ibdev,
+						int comp_vector);
+
+/* the work queue that runs handlers on their vector's CPU (module load) */
+int mroce_cq_init(void);
+void mroce_cq_exit(void);
+
+/* call @cq's completion handler, on its vector's CPU; no locks held */
+void mroce_cq_notify(struct mroce_cq *cq);
 
 /* the completion status of an engine status */
 enum ib_wc_status mroce_wc_status(enum mre_status st);

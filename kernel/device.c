@@ -31,6 +31,7 @@
 #include "mr.h"
 #include "netdev.h"
 #include "offload.h"
+#include "param.h"
 #include "peer.h"
 #include "post.h"
 #include "qp.h"
@@ -110,6 +111,7 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.get_dma_mr = mroce_get_dma_mr,
 	.get_hw_stats = mroce_get_hw_stats,
 	.get_link_layer = mroce_get_link_layer,
+	.get_vector_affinity = mroce_get_vector_affinity,
 	.get_port_immutable = mroce_get_port_immutable,
 	.map_mr_sg = mroce_map_mr_sg,
 	.mmap = mroce_mmap,
@@ -176,7 +178,7 @@ static void mroce_dev_setup(struct mroce_dev *mdev, struct net_device *ndev)
 	ib_set_device_ops(ibdev, &mroce_dev_ops);
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = 1;
-	ibdev->num_comp_vectors = 1;
+	ibdev->num_comp_vectors = mroce_param_comp_vectors();
 	ibdev->local_dma_lkey = 0;
 	/*
 	 * The write commands the core leaves off by default: the doorbells

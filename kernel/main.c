@@ -15,6 +15,7 @@
 #include <rdma/rdma_netlink.h>
 
 #include "counters.h"
+#include "cq.h"
 #include "debugfs.h"
 #include "device.h"
 #include "devlist.h"
@@ -33,9 +34,12 @@ static int __init mroce_init(void)
 
 	mroce_counters_init();
 	mroce_debugfs_init();
-	err = mroce_devlist_init();
+	err = mroce_cq_init();
 	if (err)
 		goto err_debugfs;
+	err = mroce_devlist_init();
+	if (err)
+		goto err_cq;
 	err = mroce_socket_init(mroce_param_udp_port());
 	if (err)
 		goto err_devlist;
@@ -52,6 +56,8 @@ err_socket:
 	mroce_socket_exit();
 err_devlist:
 	mroce_devlist_exit();
+err_cq:
+	mroce_cq_exit();
 err_debugfs:
 	mroce_debugfs_exit();
 	return err;
@@ -66,6 +72,7 @@ static void __exit mroce_exit(void)
 	mroce_netdev_exit();
 	mroce_socket_exit();
 	mroce_devlist_exit();
+	mroce_cq_exit();
 	mroce_debugfs_exit();
 	pr_info("unloaded\n");
 }

@@ -252,8 +252,7 @@ void mroce_batch_flush(struct mroce_batch *b)
 	}
 	while ((cq = b->cqs)) {
 		b->cqs = cq->batch_next;
-		if (cq->ibcq.comp_handler)
-			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+		mroce_cq_notify(cq);
 	}
 }
 

@@ -3,6 +3,7 @@
  * Module parameters (see param.h). All are read-only after load except
  * fill_mtu; the engine's are read when a device is created.
  */
+#include <linux/cpumask.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/time64.h>
@@ -165,6 +166,15 @@ u32 mroce_param_max_peers_per_user(void)
 u32 mroce_param_peer_idle_s(void)
 {
 	return peer_idle_s;
+}
+
+static uint comp_vectors;
+module_param(comp_vectors, uint, 0444);
+MODULE_PARM_DESC(comp_vectors, "completion vectors of a device, 1..1024; vector i is handled on the i-th CPU, spread over the online ones (default 0: one per online CPU)");
+
+u32 mroce_param_comp_vectors(void)
+{
+	return clamp(comp_vectors ?: num_online_cpus(), 1u, 1024u);
 }
 
 static bool fill_mtu = true;

@@ -19,6 +19,8 @@ u32 mroce_param_max_peers(void);
 u32 mroce_param_max_peer_mb(void);
 u32 mroce_param_max_peers_per_user(void);
 u32 mroce_param_peer_idle_s(void);
+/* comp_vectors: a new device's completion vectors */
+u32 mroce_param_comp_vectors(void);
 /* fill_mtu: RC packets as large as the netdev MTU allows */
 bool mroce_param_fill_mtu(void);
 

@@ -112,6 +112,8 @@ static void ud_deliver(struct mroce_qp *qp, void *ctx)
 	cqe.src_qp = u->src_qpn;
 	cqe.wc_flags = IB_WC_GRH;
 	cqe.network_hdr_type = x->nt;
+	cqe.sl = x->nt == RDMA_NETWORK_IPV4 ? MROCE_SL_ROCEV2_IPV4 :
+					      MROCE_SL_ROCEV2_IPV6;
 	if (u->udflags & MRE_DF_IMM) {
 		cqe.imm_data = u->imm;
 		cqe.wc_flags |= IB_WC_WITH_IMM;

@@ -144,6 +144,8 @@ step guest-nvme needs=module,provider,rig-storage \
   env GUEST_T=1200 RUN_NAME=ci-nvme tests/vm/nvme.sh --boot driver=mroce
 step guest-nfs needs=module,provider,rig-storage \
   env GUEST_T=900 RUN_NAME=ci-nfs tests/vm/nfs.sh --boot driver=mroce
+step guest-ucx needs=module,provider,rig-storage \
+  scripts/vm/run-guest.sh -s -P -t 600 -n ci-ucx tests/vm/ucx.sh
 step rig-python needs=rig-fetch \
   env RIG_PYTHON=1 bash -c 'scripts/vm/fetch-debs.sh && scripts/vm/build-initramfs.sh'
 step pyverbs needs=module,provider,rig-python \

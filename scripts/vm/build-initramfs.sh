@@ -7,7 +7,7 @@
 #   env: RIG_PYTHON=1   build the pyverbs variant, build/initramfs-py.cpio
 #                       (needs fetch-debs.sh with RIG_PYTHON=1)
 #        RIG_STORAGE=1  build the storage variant, build/initramfs-storage.cpio:
-#                       fio, nvme-cli, nfsd/mount.nfs/rpcbind and the
+#                       fio, nvme-cli, nfsd/mount.nfs/rpcbind, UCX (ucx_perftest) and the
 #                       NVMe-oF/NFS modules (STORAGE_MODULES; needs
 #                       fetch-debs.sh with RIG_STORAGE=1)
 #        RIG_DEBUG=1    take the kernel modules from the debug kernel
@@ -54,7 +54,7 @@ ln -s usr/bin "$RFS/bin"; ln -s usr/sbin "$RFS/sbin"; ln -s usr/lib "$RFS/lib"; 
 ln -s ../run "$RFS/var/run"
 
 declare -A LIBS=()
-SLIBPATH="$STAGE/$LIBDIR:$STAGE/lib/x86_64-linux-gnu:$STAGE/$LIBDIR/libibverbs:$STAGE/$LIBDIR/ceph"  # ceph: librados's RUNPATH
+SLIBPATH="$STAGE/$LIBDIR:$STAGE/lib/x86_64-linux-gnu:$STAGE/$LIBDIR/libibverbs:$STAGE/$LIBDIR/ceph:$STAGE/$LIBDIR/ucx"  # ceph, ucx: RUNPATHs
 add_libs() {   # add_libs ELF...: remember the shared libraries they need
   local f l
   for f in "$@"; do
@@ -124,6 +124,10 @@ fi
 if [ "$ST" = 1 ]; then
   [ -e "$STAGE/usr/bin/fio" ] || { echo "run RIG_STORAGE=1 fetch-debs.sh first" >&2; exit 1; }
   add_bin usr/bin usr/bin/fio
+  # UCX: its transports are modules it dlopen()s
+  add_bin usr/bin usr/bin/ucx_perftest usr/bin/ucx_info
+  cp -a "$STAGE/$LIBDIR/ucx" "$RFS/$LIBDIR/"
+  add_libs "$STAGE/$LIBDIR"/ucx/*.so.0
   add_bin usr/sbin usr/sbin/nvme
   # NFS: server (rpc.nfsd, rpc.mountd, exportfs), client (mount.nfs), rpcbind
   add_bin usr/sbin usr/sbin/rpc.nfsd usr/sbin/rpc.mountd usr/sbin/exportfs usr/sbin/nfsstat \

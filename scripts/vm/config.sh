@@ -30,7 +30,8 @@ PY_PKGS=${PY_PKGS:-"python3-pyverbs python3.11 python3.11-minimal libpython3.11 
 
 # Optional image variant for the storage ULP tests (RIG_STORAGE=1):
 # NVMe over Fabrics (tests/vm/nvme.sh: fio, nvme-cli) and NFS over RDMA
-# (tests/vm/nfs.sh: nfsd's and the client's tools, rpcbind). fio links
+# (tests/vm/nfs.sh: nfsd's and the client's tools, rpcbind), and Debian's
+# UCX with ucx_perftest (tests/vm/ucx.sh). fio links
 # librados/librbd/libgfapi, whose closure (ICU, gnutls, krb5, boost) is
 # ~70 MB: too much for the main image. libc6/libgcc-s1/libstdc++6 come from
 # the host like the main image's libc.
@@ -41,7 +42,8 @@ STORAGE_PKGS=${STORAGE_PKGS:-"fio libaio1 libgfapi0 libgfrpc0 libgfxdr0 libglust
   libkrb5support0 libndctl6 libnettle8 libp11-kit0 libtasn1-6 libudev1 libunistring2 libuuid1 libxml2
   nvme-cli libnvme1
   nfs-kernel-server nfs-common rpcbind libevent-core-2.1-7 libwrap0 libnfsidmap1 libmount1
-  libsqlite3-0 libsystemd0 libdbus-1-3 libgcrypt20 libgpg-error0 liblz4-1 libnsl2"}
+  libsqlite3-0 libsystemd0 libdbus-1-3 libgcrypt20 libgpg-error0 liblz4-1 libnsl2
+  libucx0 ucx-utils libgomp1"}
 # ... and its modules (added to GUEST_MODULES in that image): NVMe-oF target
 # and host over RDMA, null_blk as the target's namespace, nfsd + rpcrdma + the
 # NFS client. rdma_cm is a dependency of nvme_rdma/nvmet_rdma/rpcrdma.

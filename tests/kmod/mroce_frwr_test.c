@@ -13,15 +13,19 @@
  * peer that writes, reads and sends into them (its CQ in a workqueue); a
  * second round repeats two cases with CQs of the other two kinds (polled
  * directly, an unbound workqueue). Each case that must end a QP in error
- * gets a fresh QP pair.
+ * gets a fresh QP pair. A last round checks completion vectors: dev_a has
+ * one per online CPU, and a CQ's completions are handled on its vector's
+ * CPU (ib_get_vector_affinity()), wherever the operation was posted.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
@@ -70,6 +74,7 @@ struct wait {
 	struct completion done;
 	struct ib_wc wc;
 	struct ib_cq *cq;	/* where it completes (polled here if DIRECT) */
+	int cpu;		/* where the completion was handled */
 };
 
 static void wait_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -77,6 +82,7 @@ static void wait_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct wait *w = container_of(wc->wr_cqe, struct wait, cqe);
 
 	w->wc = *wc;
+	w->cpu = raw_smp_processor_id();
 	complete(&w->done);
 }
 
@@ -104,7 +110,7 @@ static int wait_for(struct wait *w)
 }
 
 static int side_init(struct side *s, const char *name, int gid,
-		     enum ib_poll_context ctx)
+		     enum ib_poll_context ctx, int vector)
 {
 	s->gid = gid;
 	s->dev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
@@ -113,7 +119,7 @@ static int side_init(struct side *s, const char *name, int gid,
 	s->pd = ib_alloc_pd(s->dev, 0);
 	if (IS_ERR(s->pd))
 		return PTR_ERR(s->pd);
-	s->cq = ib_alloc_cq(s->dev, NULL, 64, 0, ctx);
+	s->cq = ib_alloc_cq(s->dev, NULL, 64, vector, ctx);
 	if (IS_ERR(s->cq))
 		return PTR_ERR(s->cq);
 	s->msg = kzalloc(MSG_LEN, GFP_KERNEL);
@@ -522,6 +528,96 @@ out:
 	ib_dealloc_pd(pd2);
 }
 
+/* a SEND from A to B, posted on the CPU work_on_cpu() runs it on */
+struct send_on {
+	struct side *a, *b;
+	struct wait ws, wr;	/* A's send completion, B's receive */
+};
+
+static long send_on_cpu(void *arg)
+{
+	struct send_on *o = arg;
+	struct ib_sge sge = {
+		.addr = o->b->msg_dma, .length = MSG_LEN,
+		.lkey = o->b->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = {
+		.wr_cqe = &o->wr.cqe, .sg_list = &sge, .num_sge = 1,
+	};
+	struct ib_send_wr swr = {
+		.wr_cqe = &o->ws.cqe, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED, .sg_list = &sge, .num_sge = 1,
+	};
+
+	wait_init(&o->wr, o->b->cq);
+	wait_init(&o->ws, o->a->cq);
+	if (ib_post_recv(o->b->qp, &rwr, NULL))
+		return -2;
+	sge.addr = o->a->msg_dma;
+	sge.lkey = o->a->pd->local_dma_lkey;
+	sge.length = 8;
+	if (ib_post_send(o->a->qp, &swr, NULL))
+		return -2;
+	return wait_for(&o->ws) ?: wait_for(&o->wr);
+}
+
+/*
+ * For the first vectors of dev_a, a CQ on the vector (polled in softirq,
+ * as NVMe-oF's are), and a SEND posted from each of the first online
+ * CPUs: its send completion must be handled on the vector's CPU.
+ */
+static void case_vectors(struct side *a, struct side *b)
+{
+	int nvec = a->dev->num_comp_vectors, v, cpu, n;
+
+	CHECK(nvec == num_online_cpus(),
+	      "%s: %d completion vectors, one per online CPU (%u)", dev_a,
+	      nvec, num_online_cpus());
+	a->cq = ib_alloc_cq(a->dev, NULL, 64, nvec, IB_POLL_SOFTIRQ);
+	CHECK(PTR_ERR_OR_ZERO(a->cq) == -EINVAL,
+	      "a CQ on vector %d (past the last) refused: %d", nvec,
+	      PTR_ERR_OR_ZERO(a->cq));
+	if (!IS_ERR(a->cq))
+		ib_free_cq(a->cq);
+	a->cq = NULL;
+	for (v = 0; v < min(nvec, 4); v++) {
+		const struct cpumask *m = ib_get_vector_affinity(a->dev, v);
+		int want = m ? cpumask_first(m) : -1;
+		struct send_on o = { .a = a, .b = b };
+		int bad = 0, posts = 0;
+		long st;
+
+		if (!CHECK(want >= 0 && cpu_online(want),
+			   "vector %d: affinity is cpu %d, online", v, want))
+			continue;
+		a->cq = ib_alloc_cq(a->dev, NULL, 64, v, IB_POLL_SOFTIRQ);
+		if (!CHECK(!IS_ERR(a->cq) && !pair_new(a, b, NULL),
+			   "vector %d: a CQ and a QP pair on it", v)) {
+			if (IS_ERR(a->cq))
+				a->cq = NULL;
+			pair_free(a, b);
+			continue;
+		}
+		n = 0;
+		for_each_online_cpu(cpu) {
+			if (n++ == 4)
+				break;
+			st = work_on_cpu(cpu, send_on_cpu, &o);
+			posts++;
+			if (st || o.ws.cpu != want) {
+				pr_info("# vector %d, posted on cpu %d: status %ld, handled on cpu %d\n",
+					v, cpu, st, o.ws.cpu);
+				bad++;
+			}
+		}
+		CHECK(!bad, "vector %d: %d SENDs posted from %d CPUs completed, each handled on cpu %d",
+		      v, posts, posts, want);
+		pair_free(a, b);
+		ib_free_cq(a->cq);
+		a->cq = NULL;
+	}
+}
+
 static int __init frwr_test_init(void)
 {
 	struct side a = {}, b = {};
@@ -533,8 +629,8 @@ static int __init frwr_test_init(void)
 	if (!CHECK(pages, "%lu bytes of contiguous pages", BUF_LEN))
 		goto out;
 	buf = page_address(pages);
-	if (!CHECK(!side_init(&a, dev_a, gid_a, IB_POLL_SOFTIRQ) &&
-		   !side_init(&b, dev_b, gid_b, IB_POLL_WORKQUEUE),
+	if (!CHECK(!side_init(&a, dev_a, gid_a, IB_POLL_SOFTIRQ, 0) &&
+		   !side_init(&b, dev_b, gid_b, IB_POLL_WORKQUEUE, 0),
 		   "devices %s and %s: PD, CQ", dev_a, dev_b))
 		goto out;
 	CHECK(a.dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS &&
@@ -556,8 +652,8 @@ static int __init frwr_test_init(void)
 	/* the other two kinds of kernel CQ: polled by the ULP, unbound work */
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	if (!CHECK(!side_init(&a, dev_a, gid_a, IB_POLL_DIRECT) &&
-		   !side_init(&b, dev_b, gid_b, IB_POLL_UNBOUND_WORKQUEUE) &&
+	if (!CHECK(!side_init(&a, dev_a, gid_a, IB_POLL_DIRECT, 0) &&
+		   !side_init(&b, dev_b, gid_b, IB_POLL_UNBOUND_WORKQUEUE, 0) &&
 		   !pair_new(&a, &b, NULL),
 		   "CQs polled directly (%s) and in an unbound workqueue (%s)",
 		   dev_a, dev_b))
@@ -565,6 +661,11 @@ static int __init frwr_test_init(void)
 	case_map(&a, &b, buf, PAGE_SIZE, 300);
 	case_remote_inv(&a, &b, buf);
 	pair_free(&a, &b);
+
+	/* completion vectors: A's CQs made in case_vectors() (B's: a work) */
+	ib_free_cq(a.cq);
+	a.cq = NULL;
+	case_vectors(&a, &b);
 out:
 	side_fini(&a);
 	side_fini(&b);

@@ -8,6 +8,7 @@
 #   lossless                          size=256M
 #   netem loss 1% on both veth ends   lsize=64M
 #   netem delay 100us reorder 25% 50% rsize=64M
+# The first connect has one I/O queue per CPU (one completion vector each).
 # Each phase: fio exits 0, 0 verify errors, no I/O timeout / error recovery /
 # reconnect / keep-alive expiry in dmesg while it ran; MB/s and seconds are
 # printed. Each phase has a wall-clock cap: a stalled transport fails the
@@ -32,7 +33,11 @@
 #     size=256M lsize=64M rsize=64M   fio sizes of the three phases (K/M/G)
 #     loss=1%            netem loss of the lossy phase
 #     cap=300            seconds a phase may take (fio's wall clock)
-#     phases=lossless,loss,reorder    which phases to run, in order
+#     phases=lossless,loss,reorder    which phases to run, in order; also
+#                        iops: 4 KiB random reads over the first SIZE bytes,
+#                        iodepth 32, one fio job per CPU, its IOPS printed
+#                        (a figure, not asserted; bench/guest/nvme-iops.sh)
+#     iops_secs=10       how long the iops phase reads
 #     removal=1          then remove the devices under running I/O (0: not):
 #                        the host's with `rdma link delete`, the target's by
 #                        deleting its netdev; fio must end, the controller
@@ -55,11 +60,12 @@ mkdir -p "$LOG"
 . /mnt/host/topo.sh
 
 DRIVER=mroce SIZE=256M LSIZE=64M RSIZE=64M LOSS=1% CAP=300 PHASES=lossless,loss,reorder REMOVAL=1
+IOPS_SECS=10
 for a in "$@"; do
 	case $a in
 	driver=*) DRIVER=${a#*=};; size=*) SIZE=${a#*=};; lsize=*) LSIZE=${a#*=};;
 	rsize=*) RSIZE=${a#*=};; loss=*) LOSS=${a#*=};; cap=*) CAP=${a#*=};;
-	phases=*) PHASES=${a#*=};; removal=*) REMOVAL=${a#*=};; "") ;;
+	phases=*) PHASES=${a#*=};; removal=*) REMOVAL=${a#*=};; iops_secs=*) IOPS_SECS=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done
@@ -143,6 +149,10 @@ connect() {	# sets CTRL (nvmeN) and NSDEV (/dev/nvmeXnY)
 		return 1
 	fi
 	echo "# $CTRL: $(cat /sys/class/nvme/$CTRL/state) $NSDEV $(($(cat /sys/block/${NSDEV#/dev/}/size) / 2048)) MiB"
+	# (the multipath head has no blk-mq queues of its own: nvme-rdma says)
+	IOQ=$(dmesg | sed -n "s/.*nvme $CTRL: creating \([0-9]*\) I\/O queues.*/\1/p" | tail -1)
+	IOQ=${IOQ:-0}
+	echo "# $CTRL: $IOQ I/O queues (nvme-rdma's count), $(nproc) CPUs"
 }
 disconnect() {
 	[ -n "$CTRL" ] || return 0
@@ -176,6 +186,9 @@ phase() {	# phase NAME SIZE [NETEM-SPEC...]
 		return 1
 	fi
 	cat "$LOG/$name.connect"
+	# one completion vector per CPU: one I/O queue per CPU, as rxe has
+	[ -n "${IOQ_SEEN:-}" ] || t_ok "$name: $IOQ I/O queues, one per CPU ($(nproc))" test "$IOQ" -ge "$(nproc)"
+	IOQ_SEEN=1
 	if [ $# -gt 0 ]; then t_ok "$name: netem $* on both veth ends" netem_on "$@"; fi
 	echo "nvme-test: phase $name start" > /dev/kmsg
 	# (the multipath head nvmeXnY keeps no I/O stats; its path nvmeXcZnY does)
@@ -232,12 +245,36 @@ phase() {	# phase NAME SIZE [NETEM-SPEC...]
 	[ $killed = 0 ] && [ $rc -eq 0 ]
 }
 
+# --- IOPS (phase iops): 4 KiB random reads, one job per CPU, reported ---
+iops() {
+	local out=$LOG/iops.fio rc n
+	if ! connect > "$LOG/iops.connect" 2>&1; then
+		sed 's/^/#   /' "$LOG/iops.connect"
+		t_ok "iops: connect" false
+		disconnect
+		return 1
+	fi
+	cat "$LOG/iops.connect"
+	[ -n "${IOQ_SEEN:-}" ] || t_ok "iops: $IOQ I/O queues, one per CPU ($(nproc))" test "$IOQ" -ge "$(nproc)"
+	IOQ_SEEN=1
+	( cd /tmp && exec timeout $((IOPS_SECS + 60)) fio --name=iops --filename="$NSDEV" \
+		--rw=randread --bs=4k --iodepth=32 --numjobs="$(nproc)" --group_reporting \
+		--ioengine=libaio --direct=1 --time_based --runtime="$IOPS_SECS" --size="$SIZE" ) > "$out" 2>&1
+	rc=$?
+	n=$(sed -n 's/^ *read: IOPS=\([^,]*\),.*/\1/p' "$out" | head -1)
+	echo "# iops ($DRIVER): 4 KiB random reads, iodepth 32, $(nproc) jobs, $IOPS_SECS s: IOPS=${n:-?}, $IOQ I/O queues"
+	SUMMARY+=("iops: IOPS=${n:-?} (4 KiB randread, iodepth 32, $(nproc) jobs, $IOPS_SECS s), $IOQ I/O queues")
+	t_ok "iops: fio exit 0 (rc $rc)" test "$rc" -eq 0
+	t_ok "iops: disconnect" disconnect
+}
+
 IFS=, read -r -a PH <<<"$PHASES"
 for ph in "${PH[@]}"; do
 	case $ph in
 	lossless) phase lossless "$SIZE";;
 	loss) phase loss "$LSIZE" loss "$LOSS";;
 	reorder) phase reorder "$RSIZE" delay 100us reorder 25% 50%;;
+	iops) iops;;
 	*) echo "not ok - unknown phase $ph"; T_FAIL=$((T_FAIL + 1));;
 	esac
 done

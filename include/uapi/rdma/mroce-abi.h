@@ -125,12 +125,21 @@ struct mroce_cqe {
 	__u32 wc_flags;		/* IBV_WC_GRH, IBV_WC_WITH_IMM */
 	__u16 pkey_index;
 	__u16 slid;
-	__u8 sl;
+	__u8 sl;		/* UD receive: MROCE_SL_ROCEV2_* */
 	__u8 dlid_path_bits;
 	__u8 port_num;
 	__u8 network_hdr_type;	/* UD with GRH: RDMA_NETWORK_IPV4/IPV6 */
 	__u32 reserved[4];
 };
+
+/*
+ * The sl of a UD receive's completion is the packet's RoCE type, as mlx5
+ * reports it (no VLAN priority): bit 3 set for RoCE v2 (UDP), bits 2:0 the
+ * network header, 2 for IPv4 and 1 for IPv6. UCX 1.13's ud_verbs takes
+ * where to find the destination address in the GRH from it.
+ */
+#define MROCE_SL_ROCEV2_IPV4	0xa
+#define MROCE_SL_ROCEV2_IPV6	0x9
 
 #define MROCE_CQE_STRIDE	64
 
