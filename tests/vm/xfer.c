@@ -16,7 +16,9 @@
  *	-B BUFSIZE  registered buffer on each side (default 4 MiB)
  *	-b BATCH    at most BATCH operations in flight at once (default 8)
  *	-o OPS      which operations: any of w (RDMA WRITE), r (RDMA READ),
- *	            s (SEND) (default wrs)
+ *	            s (SEND), a (ATOMIC_WRITE: 8 bytes to an aligned address,
+ *	            posted with ibv_wr_atomic_write() on an extended QP)
+ *	            (default wrs)
  *	-e          wait for completions on a completion channel (default:
  *	            poll, sleeping briefly when the CQ is empty)
  *	-T SECONDS  time limit for one batch's completions (default 120)
@@ -65,8 +67,8 @@
 #define MAX_BATCH	64
 #define MAX_SGE		4
 
-enum { OP_WRITE, OP_READ, OP_SEND };
-static const char *const op_name[] = { "WRITE", "READ", "SEND" };
+enum { OP_WRITE, OP_READ, OP_SEND, OP_AWRITE, OP_N };
+static const char *const op_name[] = { "WRITE", "READ", "SEND", "ATOMIC_WRITE" };
 
 enum { MSG_PREP = 1, MSG_VERIFY, MSG_DONE };
 
@@ -113,6 +115,8 @@ struct ctx {
 	struct ibv_comp_channel *ch;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;	/* when awrite: the QP's extended side */
+	int awrite;		/* -o a (client): an extended QP, ATOMIC_WRITE */
 	struct ibv_mr *mr;
 	uint8_t *buf;
 	uint8_t *scratch;
@@ -127,6 +131,32 @@ struct ctx {
 };
 
 /* ---- random numbers and data streams ---------------------------------- */
+
+static uint64_t splitmix64(uint64_t *s);
+
+/* an extended QP when ATOMIC_WRITE is asked for */
+static struct ibv_qp *create_qp(struct ctx *c, struct ibv_qp_init_attr *qia)
+{
+	struct ibv_qp_init_attr_ex x = {
+		.send_cq = qia->send_cq, .recv_cq = qia->recv_cq,
+		.cap = qia->cap, .qp_type = qia->qp_type,
+		.sq_sig_all = qia->sq_sig_all, .pd = c->pd,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_ATOMIC_WRITE,
+	};
+	struct ibv_qp *qp;
+
+	if (!c->awrite)
+		return ibv_create_qp(c->pd, qia);
+	qp = ibv_create_qp_ex(c->ctx, &x);
+	if (qp) {
+		qia->cap = x.cap;
+		c->qpx = ibv_qp_to_qp_ex(qp);
+	}
+	return qp;
+}
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -385,10 +415,10 @@ static int setup(struct ctx *c, const char *devname, int ib_port, int gidx,
 	qia.cap.max_send_sge = c->max_sge;
 	qia.cap.max_recv_sge = c->max_sge;
 	qia.cap.max_inline_data = 64;
-	c->qp = ibv_create_qp(c->pd, &qia);
+	c->qp = create_qp(c, &qia);
 	if (!c->qp) {
 		qia.cap.max_inline_data = 0;	/* no inline data: try without */
-		c->qp = ibv_create_qp(c->pd, &qia);
+		c->qp = create_qp(c, &qia);
 	}
 	if (!c->qp) {
 		perror("xfer: ibv_create_qp");
@@ -704,7 +734,9 @@ static int client(struct ctx *c, const struct opts *o)
 	struct ibv_sge sge[MAX_BATCH][MAX_SGE];
 	struct msg_hdr h;
 	uint64_t s = c->seed, verified = 0, corrupted = 0, fb;
-	uint64_t per_op[3] = {}, bytes_op[3] = {};
+	uint64_t per_op[OP_N] = {}, bytes_op[OP_N] = {};
+	struct ibv_send_wr *chain[MAX_BATCH];
+	int nchain, naw;
 	long done = 0, mism = 0, errors = 0, batches = 0;
 	uint32_t id = 0;
 	double t0 = now_s();
@@ -720,13 +752,21 @@ static int client(struct ctx *c, const struct opts *o)
 
 			memset(d, 0, sizeof(*d));
 			do
-				d->op = rnd_below(&s, 3);
+				d->op = rnd_below(&s, o->mask >> OP_AWRITE ? 4 : 3);
 			while (!(o->mask & (1 << d->op)));
-			d->len = pick_len(&s, o->maxlen);
-			d->loff = rnd_below(&s, c->size - d->len + 1);
-			d->roff = rnd_below(&s, c->remote.size - d->len + 1);
-			d->nsge = 1 + rnd_below(&s, c->max_sge);
-			d->inl = d->op != OP_READ && d->len <= c->max_inline && (splitmix64(&s) & 1);
+			if (d->op == OP_AWRITE) {	/* one aligned word */
+				d->len = 8;
+				d->loff = rnd_below(&s, c->size - 8 + 1);
+				d->roff = 8 * rnd_below(&s, c->remote.size / 8);
+				d->nsge = 1;
+			} else {
+				d->len = pick_len(&s, o->maxlen);
+				d->loff = rnd_below(&s, c->size - d->len + 1);
+				d->roff = rnd_below(&s, c->remote.size - d->len + 1);
+				d->nsge = 1 + rnd_below(&s, c->max_sge);
+			}
+			d->inl = d->op != OP_READ && d->op != OP_AWRITE &&
+				 d->len <= c->max_inline && (splitmix64(&s) & 1);
 			if (d->inl)
 				d->nsge = 1;
 			for (j = 0; j < n; j++)
@@ -773,14 +813,35 @@ static int client(struct ctx *c, const struct opts *o)
 			}
 			w->next = NULL;
 		}
-		/* post as one chain or one by one */
-		if (splitmix64(&s) & 1) {
-			for (i = 0; i < n - 1; i++)
-				wr[i].next = &wr[i + 1];
-			r = ibv_post_send(c->qp, wr, &bad);
+		/*
+		 * ATOMIC_WRITEs in one ibv_wr_* session (their value is the
+		 * stream's 8 bytes in our buffer), then the others as one
+		 * chain or one by one
+		 */
+		for (i = 0, nchain = 0, naw = 0; i < n; i++) {
+			if (ops[i].op != OP_AWRITE) {
+				chain[nchain++] = &wr[i];
+				continue;
+			}
+			if (!naw++)
+				ibv_wr_start(c->qpx);
+			c->qpx->wr_id = ops[i].id;
+			c->qpx->wr_flags = IBV_SEND_SIGNALED;
+			ibv_wr_atomic_write(c->qpx, c->remote.rkey,
+					    c->remote.addr + ops[i].roff,
+					    c->buf + ops[i].loff);
+		}
+		r = naw ? ibv_wr_complete(c->qpx) : 0;
+		bad = NULL;
+		if (r) {
+			/* (not below: bad would be a legacy WR) */
+		} else if (splitmix64(&s) & 1) {
+			for (i = 0; i < nchain - 1; i++)
+				chain[i]->next = chain[i + 1];
+			r = nchain ? ibv_post_send(c->qp, chain[0], &bad) : 0;
 		} else {
-			for (i = 0, r = 0; i < n && !r; i++)
-				r = ibv_post_send(c->qp, &wr[i], &bad);
+			for (i = 0, r = 0; i < nchain && !r; i++)
+				r = ibv_post_send(c->qp, chain[i], &bad);
 		}
 		if (r) {
 			fprintf(stderr, "ERROR ibv_post_send: %s (op %" PRIu64 ")\n",
@@ -859,9 +920,11 @@ static int client(struct ctx *c, const struct opts *o)
 	h.count = 0;
 	xwrite(c->sock, &h, sizeof(h));
 	printf("xfer: %ld batches, WRITE %" PRIu64 " ops %" PRIu64 " B, READ %" PRIu64
-	       " ops %" PRIu64 " B, SEND %" PRIu64 " ops %" PRIu64 " B, %.1f s\n",
+	       " ops %" PRIu64 " B, SEND %" PRIu64 " ops %" PRIu64 " B, ATOMIC_WRITE %"
+	       PRIu64 " ops, %.1f s\n",
 	       batches, per_op[OP_WRITE], bytes_op[OP_WRITE], per_op[OP_READ],
-	       bytes_op[OP_READ], per_op[OP_SEND], bytes_op[OP_SEND], now_s() - t0);
+	       bytes_op[OP_READ], per_op[OP_SEND], bytes_op[OP_SEND],
+	       per_op[OP_AWRITE], now_s() - t0);
 	printf("xfer: %ld ops, %" PRIu64 " bytes verified, %" PRIu64
 	       " bytes corrupted, %ld checksum mismatches, %ld errors (seed %" PRIu64 ")\n",
 	       done, verified, corrupted, mism, errors, c->seed);
@@ -871,7 +934,7 @@ static int client(struct ctx *c, const struct opts *o)
 static void usage(const char *p)
 {
 	fprintf(stderr, "usage: %s -d DEV [-i IBPORT] [-g GIDX] [-p PORT] [-e] [-T SECS] [-U FILE]\n"
-		"          [-n OPS] [-S SEED] [-m MAXLEN] [-B BUFSIZE] [-b BATCH] [-o wrs] [-v] [SERVER]\n"
+		"          [-n OPS] [-S SEED] [-m MAXLEN] [-B BUFSIZE] [-b BATCH] [-o wrsa] [-v] [SERVER]\n"
 		"  (no SERVER: be the server; see the comment at the top of xfer.c)\n", p);
 }
 
@@ -899,7 +962,8 @@ int main(int argc, char **argv)
 		case 'o':
 			o.mask = (strchr(optarg, 'w') ? 1 << OP_WRITE : 0) |
 				 (strchr(optarg, 'r') ? 1 << OP_READ : 0) |
-				 (strchr(optarg, 's') ? 1 << OP_SEND : 0);
+				 (strchr(optarg, 's') ? 1 << OP_SEND : 0) |
+				 (strchr(optarg, 'a') ? 1 << OP_AWRITE : 0);
 			break;
 		case 'e': c.events = 1; break;
 		case 'T': c.timeout_s = atoi(optarg); break;
@@ -919,6 +983,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_REALTIME, &ts);
 		seed = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ getpid();
 	}
+	c.awrite = peer && o.mask & 1 << OP_AWRITE;
 	if (setup(&c, dev, ib_port, gidx, &me))
 		return 2;
 	c.sock = peer ? tcp_connect(peer, port) : tcp_listen_accept(port);
