@@ -37,6 +37,8 @@ import subprocess
 import sys
 import textwrap
 
+from tally import Tally
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RST = os.path.join(ROOT, "Documentation", "mroce.rst")
 DEFAULT_OUT = os.path.join(ROOT, "build", "man", "mroce.7")
@@ -642,15 +644,8 @@ def rendered_sections(text):
 
 
 def check(args):
-    passed = failed = 0
-
-    def verdict(ok, what, detail=""):
-        nonlocal passed, failed
-        print("%s %s%s" % ("PASS" if ok else "FAIL", what, (": " + detail) if detail else ""))
-        if ok:
-            passed += 1
-        else:
-            failed += 1
+    tally = Tally()
+    verdict = tally.verdict
 
     page = args.page
     if not os.path.exists(page):
@@ -829,8 +824,7 @@ def check(args):
     both_ways("tracepoints", events, "TRACEPOINTS",
               r"\bmroce_(?:conn|path|repath|loss|cwnd|rate|wc)\w*", "kernel/mroce_trace.h")
 
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.done()
 
 
 def main(argv):

@@ -35,6 +35,8 @@ import os
 import re
 import sys
 
+from tally import Tally
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "Documentation", "protocol.md")
 
@@ -187,15 +189,8 @@ def appendix_rows(lines):
 
 
 def check(path):
-    passed = failed = 0
-
-    def verdict(ok, what, detail=""):
-        nonlocal passed, failed
-        print("%s %s%s" % ("PASS" if ok else "FAIL", what, (": " + detail) if detail else ""))
-        if ok:
-            passed += 1
-        else:
-            failed += 1
+    tally = Tally()
+    verdict = tally.verdict
 
     lines, reqs, malformed, stray = parse(path)
     verdict(not malformed, "ids well formed (MR-<section>-<n>)",
@@ -241,8 +236,7 @@ def check(path):
         levels[r[2]] = levels.get(r[2], 0) + 1
     print("requirements: %d (%s)" % (len(reqs), ", ".join(
         "%s %d" % (k, levels.get(k, 0)) for k in ("MUST", "SHOULD", "MAY"))))
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return tally.done()
 
 
 def table(path):
