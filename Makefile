@@ -14,6 +14,8 @@
 #   make unit         engine unit tests (host)      make check: all host tests
 #   make ring         hostile-provider harness of the kernel's ring rules (tests/ring)
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
+#   make ep           userspace endpoint build/ep/libmroce-ep.a, build/ep/mroce-ep (ep/)
+#   make ep-check     two userspace endpoints over 127.0.0.1, lossless and at 5 % loss
 #   make sim-check    simulator scenarios that assert (sanitised build)
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
 #   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
@@ -71,7 +73,7 @@ CHECKPATCH_IGNORE := FILE_PATH_CHANGES,PREFER_DEFINED_ATTRIBUTE_MACRO
 
 all: module provider tools meter host
 
-host: unit ring sim
+host: unit ring sim ep
 
 module:
 	@test -d $(KDIR) || { echo "no kernel headers at $(KDIR): run scripts/setup.sh" >&2; exit 1; }
@@ -177,6 +179,12 @@ sim:
 sim-check:
 	$(MAKE) -C tests/sim O=$(O) check
 
+ep:
+	$(MAKE) -C ep O=$(O)
+
+ep-check:
+	$(MAKE) -C ep O=$(O) check
+
 bench-sim:
 	scripts/bench-sim.sh
 
@@ -215,6 +223,7 @@ check: host
 	$(MAKE) -C tests/unit O=$(O) check
 	$(MAKE) -C tests/ring O=$(O) check
 	$(MAKE) sim-check
+	$(MAKE) ep-check
 	$(MAKE) wireshark-check
 	$(MAKE) man-check
 	$(MAKE) reqs-check
@@ -262,6 +271,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module module-debug provider tools meter unit ring sim sim-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
+.PHONY: all host module module-debug provider tools meter unit ring sim sim-check ep ep-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
 	man man-check reqs-check \
 	check kunit vm-test install dkms-source checkpatch sparse clean

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * mroce-ep: a verified transfer between two libmroce-ep endpoints.
+ *
+ *   mroce-ep server PORT [-1]
+ *   mroce-ep client HOST PORT [-n OPS] [-s SIZE]
+ *
+ * The server listens on UDP PORT (MetaRoCE) and TCP PORT (the side channel
+ * that exchanges QP numbers and the rkey). For each client it registers a
+ * SIZE buffer; the client WRITEs SIZE random bytes into it, READs them back
+ * and checks every byte, OPS times. -1: the server serves one client, then
+ * exits (0 when the client's QP worked). Exit status 0 only when every
+ * operation succeeded and every byte came back.
+ */
+#define _GNU_SOURCE
+#include "mroce-ep.h"
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAGIC		0x6d657031u	/* "mep1" */
+#define MAX_SIZE	(64u << 20)
+
+struct hello {			/* client -> server, network order */
+	uint32_t magic, udp_port, qpn, size;
+};
+
+struct answer {			/* server -> client, network order */
+	uint32_t magic, qpn, rkey, addr_hi, addr_lo;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int full_io(int fd, void *buf, size_t len, int wr)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* wait for the completion of @wr_id; returns its status (or -1: timeout) */
+static int wait_wc(struct mep *ep, uint64_t wr_id, double limit_s)
+{
+	double end = now_s() + limit_s;
+	struct mep_wc wc;
+
+	while (now_s() < end) {
+		if (mep_poll(ep, 100) < 0)
+			return -1;
+		while (mep_poll_cq(ep, &wc, 1) == 1) {
+			if (wc.wr_id == wr_id)
+				return wc.status;
+			fprintf(stderr, "unexpected completion %llu: %s\n",
+				(unsigned long long)wc.wr_id,
+				mep_wc_status_str(wc.status));
+		}
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* server                                                                     */
+
+static int listen_tcp(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* one client: set up its QP and buffer, serve until it hangs up */
+static int serve(struct mep *ep, int cfd)
+{
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
+	struct hello h;
+	struct answer a;
+	struct mep_qp *qp;
+	uint32_t key = 0, size;
+	char host[INET_ADDRSTRLEN];
+	void *buf;
+	int r = 1;
+
+	if (full_io(cfd, &h, sizeof(h), 0) || ntohl(h.magic) != MAGIC ||
+	    getpeername(cfd, (struct sockaddr *)&peer, &pl))
+		return 1;
+	size = ntohl(h.size);
+	inet_ntop(AF_INET, &peer.sin_addr, host, sizeof(host));
+	buf = size && size <= MAX_SIZE ? calloc(1, size) : NULL;
+	qp = mep_qp_create(ep);
+	if (!buf || !qp ||
+	    mep_reg_mr(ep, buf, size, MEP_ACC_REMOTE_WRITE | MEP_ACC_REMOTE_READ |
+		       MEP_ACC_REMOTE_ATOMIC, &key) ||
+	    mep_qp_connect(qp, host, (uint16_t)ntohl(h.udp_port),
+			   ntohl(h.qpn), 0))
+		goto out;
+	a = (struct answer){ htonl(MAGIC), htonl(mep_qp_num(qp)), htonl(key),
+			     htonl((uint32_t)((uintptr_t)buf >> 32)),
+			     htonl((uint32_t)(uintptr_t)buf) };
+	if (full_io(cfd, &a, sizeof(a), 1))
+		goto out;
+	printf("client %s:%u qp %u -> %u, %u bytes\n", host,
+	       ntohl(h.udp_port), mep_qp_num(qp), ntohl(h.qpn), size);
+	fflush(stdout);
+	/* the client says how it went in one byte, or just hangs up */
+	for (;;) {
+		struct pollfd p = { .fd = cfd, .events = POLLIN };
+		char res;
+
+		mep_poll(ep, 5);
+		if (poll(&p, 1, 0) == 1) {
+			r = read(cfd, &res, 1) == 1 && res == 'k' ? 0 : 1;
+			break;
+		}
+	}
+out:
+	if (qp)
+		mep_qp_destroy(qp);
+	if (key)
+		mep_dereg_mr(ep, key);
+	free(buf);
+	return r;
+}
+
+static int server(uint16_t port, int once)
+{
+	struct mep *ep;
+	int lfd, err = 0, r = 0;
+
+	ep = mep_create(NULL, port, &err);
+	lfd = listen_tcp(port);
+	if (!ep || lfd < 0) {
+		fprintf(stderr, "mroce-ep: port %u: %s\n", port,
+			strerror(ep ? errno : -err));
+		return 1;
+	}
+	printf("listening on UDP and TCP port %u\n", port);
+	fflush(stdout);
+	for (;;) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		int cfd;
+
+		mep_poll(ep, 5);
+		if (poll(&p, 1, 0) != 1)
+			continue;
+		cfd = accept(lfd, NULL, NULL);
+		if (cfd < 0)
+			continue;
+		r = serve(ep, cfd);
+		close(cfd);
+		if (once)
+			break;
+	}
+	/* let the last ACKs go out before the socket closes */
+	mep_poll(ep, 20);
+	printf("server: retransmitted %llu, dropped on purpose %llu\n",
+	       (unsigned long long)mep_counter(ep, "tx_retx"),
+	       (unsigned long long)mep_tx_dropped(ep));
+	mep_destroy(ep);
+	close(lfd);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* client                                                                     */
+
+static int dial(const char *host, uint16_t port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	char ps[8];
+	int i, fd;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (getaddrinfo(host, ps, &hints, &res))
+		return -1;
+	/* the server may be starting: try for five seconds */
+	for (i = 0; i < 50; i++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 && !connect(fd, res->ai_addr, res->ai_addrlen))
+			break;
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		usleep(100000);
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+struct run {
+	struct mep *ep;
+	struct mep_qp *qp;
+	uint8_t *wbuf, *rbuf;
+	uint32_t size, rkey;
+	uint64_t raddr, ops, done, bad_bytes, failed;
+};
+
+/* one WRITE, then one READ of the same range, then compare */
+static int one_op(struct run *x, uint64_t *seed)
+{
+	uint64_t i, id = x->done * 2;
+	int st;
+
+	for (i = 0; i < x->size; i++)
+		x->wbuf[i] = (uint8_t)xorshift(seed);
+	for (i = 0; i < x->size; i++)
+		x->rbuf[i] = (uint8_t)~x->wbuf[i];
+	if (mep_post_write(x->qp, id, x->wbuf, x->size, x->raddr, x->rkey))
+		return -1;
+	st = wait_wc(x->ep, id, 30);
+	if (st) {
+		fprintf(stderr, "WRITE %llu: %s\n", (unsigned long long)x->done,
+			st < 0 ? "timed out" : mep_wc_status_str(st));
+		return -1;
+	}
+	if (mep_post_read(x->qp, id + 1, x->rbuf, x->size, x->raddr, x->rkey))
+		return -1;
+	st = wait_wc(x->ep, id + 1, 30);
+	if (st) {
+		fprintf(stderr, "READ %llu: %s\n", (unsigned long long)x->done,
+			st < 0 ? "timed out" : mep_wc_status_str(st));
+		return -1;
+	}
+	for (i = 0; i < x->size; i++)
+		x->bad_bytes += x->wbuf[i] != x->rbuf[i];
+	return 0;
+}
+
+static int transfer(struct run *x)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+	double t0 = now_s(), t;
+
+	for (x->done = 0; x->done < x->ops; x->done++) {
+		if (one_op(x, &seed)) {
+			x->failed++;
+			break;
+		}
+	}
+	t = now_s() - t0;
+	printf("%llu ops, %llu bytes verified, %llu corrupted, %llu failed\n",
+	       (unsigned long long)x->done,
+	       (unsigned long long)(x->done * x->size),
+	       (unsigned long long)x->bad_bytes,
+	       (unsigned long long)x->failed);
+	printf("%.0f ops/s, %.1f MB/s (WRITE + READ payload), %.3f s\n",
+	       x->done / t, 2.0 * x->done * x->size / t / 1e6, t);
+	printf("client: retransmitted %llu (tail probes %llu, timeouts %llu, "
+	       "spurious %llu), dropped on purpose %llu\n",
+	       (unsigned long long)mep_counter(x->ep, "tx_retx"),
+	       (unsigned long long)mep_counter(x->ep, "tx_tlp"),
+	       (unsigned long long)(mep_counter(x->ep, "rto") +
+				    mep_counter(x->ep, "rto_stall")),
+	       (unsigned long long)mep_counter(x->ep, "spurious_retx"),
+	       (unsigned long long)mep_tx_dropped(x->ep));
+	if (getenv("MEP_COUNTERS"))
+		mep_print_counters(x->ep, 1);
+	return x->failed || x->bad_bytes || x->done != x->ops;
+}
+
+static int client(const char *host, uint16_t port, uint64_t ops,
+		  uint32_t size)
+{
+	struct run x = { .ops = ops, .size = size };
+	struct hello h;
+	struct answer a;
+	int fd, err = 0, r = 1;
+
+	x.ep = mep_create(NULL, 0, &err);
+	x.qp = x.ep ? mep_qp_create(x.ep) : NULL;
+	x.wbuf = malloc(size);
+	x.rbuf = malloc(size);
+	fd = dial(host, port);
+	if (!x.qp || !x.wbuf || !x.rbuf || fd < 0) {
+		fprintf(stderr, "mroce-ep: cannot set up (%s)\n",
+			fd < 0 ? "no server" : strerror(-err));
+		goto out;
+	}
+	h = (struct hello){ htonl(MAGIC), htonl(mep_port(x.ep)),
+			    htonl(mep_qp_num(x.qp)), htonl(size) };
+	if (full_io(fd, &h, sizeof(h), 1) || full_io(fd, &a, sizeof(a), 0) ||
+	    ntohl(a.magic) != MAGIC ||
+	    mep_qp_connect(x.qp, host, port, ntohl(a.qpn), 0)) {
+		fprintf(stderr, "mroce-ep: the side channel failed\n");
+		goto out;
+	}
+	x.rkey = ntohl(a.rkey);
+	x.raddr = (uint64_t)ntohl(a.addr_hi) << 32 | ntohl(a.addr_lo);
+	r = transfer(&x);
+	if (full_io(fd, r ? "f" : "k", 1, 1))
+		r = 1;
+out:
+	if (fd >= 0)
+		close(fd);
+	mep_destroy(x.ep);
+	free(x.wbuf);
+	free(x.rbuf);
+	return r;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: mroce-ep server PORT [-1]\n"
+		"       mroce-ep client HOST PORT [-n OPS] [-s SIZE]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t ops = 1000;
+	uint32_t size = 65536;
+	int i;
+
+	if (argc >= 3 && !strcmp(argv[1], "server"))
+		return server((uint16_t)atoi(argv[2]),
+			      argc > 3 && !strcmp(argv[3], "-1"));
+	if (argc < 4 || strcmp(argv[1], "client"))
+		return usage();
+	for (i = 4; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "-n"))
+			ops = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "-s"))
+			size = (uint32_t)strtoul(argv[i + 1], NULL, 0);
+		else
+			return usage();
+	}
+	if (i != argc || !size || size > MAX_SIZE)
+		return usage();
+	return client(argv[2], (uint16_t)atoi(argv[3]), ops, size);
+}
