@@ -274,6 +274,20 @@ static u32 cq_ready(const struct mep *ep)
 	return ep->cq_tail - ep->cq_head;
 }
 
+/* receive what is waiting, a few batches at most, sending between */
+static int rx_drain(struct mep *ep)
+{
+	int i, n;
+
+	for (i = 0; i < 8; i++) {
+		n = rx_batch(ep);
+		if (n < MEP_BATCH)
+			return n < 0 ? n : 0;
+		mep_tx_flush(ep);
+	}
+	return 0;
+}
+
 int mep_poll(struct mep *ep, int timeout_ms)
 {
 	u64 end = timeout_ms < 0 ? ~0ULL : mep_now() + (u64)timeout_ms * 1000000;
@@ -281,9 +295,19 @@ int mep_poll(struct mep *ep, int timeout_ms)
 	int r;
 
 	for (;;) {
-		u64 next = run_all(ep), now = mep_now(), until = end;
+		u64 next, now, until = end;
 		struct timespec ts;
 
+		/*
+		 * What came first (ACKs that arrived while the caller was
+		 * away), then the timers: a timer run before them would
+		 * take the caller's absence for the peer's silence.
+		 */
+		r = rx_drain(ep);
+		if (r < 0)
+			return r;
+		next = run_all(ep);
+		now = mep_now();
 		if (cq_ready(ep) || now >= end)
 			return (int)cq_ready(ep);
 		if (next && next < until)
@@ -294,19 +318,8 @@ int mep_poll(struct mep *ep, int timeout_ms)
 			until = now + 1000000000ULL;
 		ts.tv_sec = (time_t)((until - now) / 1000000000ULL);
 		ts.tv_nsec = (long)((until - now) % 1000000000ULL);
-		r = ppoll(&pfd, 1, &ts, NULL);
-		if (r < 0 && errno != EINTR)
+		if (ppoll(&pfd, 1, &ts, NULL) < 0 && errno != EINTR)
 			return -errno;
-		/* drain what came, a few batches at a time, running between */
-		for (r = 0; r < 8; r++) {
-			int n = rx_batch(ep);
-
-			if (n < 0)
-				return n;
-			if (n < MEP_BATCH)
-				break;
-			mep_tx_flush(ep);
-		}
 	}
 }
 
