@@ -5,9 +5,12 @@
 # every byte), lossless and with 5 % of each side's datagrams dropped
 # (MEP_DROP_PPM). A case passes only when both ends exit 0: every
 # operation completed successfully and no byte differed.
-# usage: ep/check.sh path/to/mroce-ep
+# First mroce-ep-selftest (SEND/receive, atomics, refusals), whose
+# verdicts count here too.
+# usage: ep/check.sh path/to/mroce-ep path/to/mroce-ep-selftest
 set -u
-tool=${1:?usage: check.sh path/to/mroce-ep}
+tool=${1:?usage: check.sh path/to/mroce-ep path/to/mroce-ep-selftest}
+selftest=${2:?usage: check.sh path/to/mroce-ep path/to/mroce-ep-selftest}
 pass=0
 fail=0
 # ports from the pid, so that parallel runs (CI, a developer) do not meet
@@ -39,6 +42,15 @@ run() { # name drop_ppm ops size
 	fi
 	rm -f "$log"
 }
+
+st=$(timeout 120 "$selftest" 2>&1)
+echo "$st" | grep -v "passed, .* failed$"
+pass=$(echo "$st" | grep -c "^ok ")
+fail=$(echo "$st" | grep -c "^FAIL ")
+if ! echo "$st" | grep -q "^$pass passed, 0 failed$"; then
+	echo "FAIL selftest did not finish cleanly"
+	fail=$((fail + 1))
+fi
 
 run lossless-64k 0 300 65536
 run lossless-4097 0 300 4097
