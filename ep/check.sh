@@ -13,8 +13,9 @@ tool=${1:?usage: check.sh path/to/mroce-ep path/to/mroce-ep-selftest}
 selftest=${2:?usage: check.sh path/to/mroce-ep path/to/mroce-ep-selftest}
 pass=0
 fail=0
-# ports from the pid, so that parallel runs (CI, a developer) do not meet
-base=$((20000 + $$ % 20000))
+# ports from the pid, so that parallel runs (CI, a developer) do not meet,
+# below Linux's ephemeral range (32768-60999)
+base=$((20000 + $$ % 12000))
 n=0
 
 run() { # name drop_ppm ops size

@@ -117,7 +117,7 @@ static int o_xmit(struct mre_conn *c, const struct mre_xmit *x)
 
 	if (x->claim)
 		return 0;	/* no planes: never a claimed address */
-	if (x->pl_src == MRE_PL_WQE) {
+	if (x->pl_src == MRE_PL_WQE && x->pl_len) {
 		struct mep_qp *qp = qp_of(x->pl_stream);
 
 		pl = qp->sq[x->pl_msn % MEP_SQ].buf + x->pl_offset;
