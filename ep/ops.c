@@ -163,6 +163,9 @@ static bool o_send_done(struct mre_stream *s, u32 msn, enum mre_status st)
 	struct mep_qp *qp = qp_of(s);
 	struct mep_swqe *sw = &qp->sq[msn % MEP_SQ];
 
+	/* @msn may come from a peer's NAK: only one posted and not done */
+	if (!seq_lt(msn, qp->sq_posted) || seq_lt(msn, qp->sq_done))
+		return false;
 	qp->sq_done = msn + 1;
 	mep_cqe(qp->ep, sw->wr_id, qp->qpn, sw->w.len, (u8)st, sw->w.op);
 	return false;

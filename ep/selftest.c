@@ -122,43 +122,72 @@ static void t_atomics(void)
 	unpair(qa, qb);
 }
 
-/* one refused operation on a fresh pair: its completion has @want */
-static void refused(const char *name, int op, unsigned access, size_t off,
-		    uint32_t len, int key_delta, int dereg, int want)
+/* a refused operation: what is posted, and the status it must complete with */
+struct refusal {
+	const char *name;
+	int op;			/* MEP_WC_READ, _WRITE or _SEND */
+	unsigned int access;	/* of the target region */
+	size_t off;		/* into the region */
+	uint32_t len;
+	int key_delta;		/* added to the region's rkey */
+	int dereg;		/* the region deregistered first */
+	int want;
+};
+
+static const struct refusal refusals[] = {
+	{ "READ past the region's end: remote access error",
+	  MEP_WC_READ, MEP_ACC_REMOTE_READ, 8000, 200, 0, 0,
+	  MEP_WC_REM_ACCESS_ERR },
+	{ "WRITE to a read-only region: remote access error",
+	  MEP_WC_WRITE, MEP_ACC_REMOTE_READ, 0, 100, 0, 0,
+	  MEP_WC_REM_ACCESS_ERR },
+	{ "READ with a wrong rkey: remote access error",
+	  MEP_WC_READ, MEP_ACC_REMOTE_READ, 0, 100, 1, 0,
+	  MEP_WC_REM_ACCESS_ERR },
+	{ "READ of a deregistered region: remote access error",
+	  MEP_WC_READ, MEP_ACC_REMOTE_READ, 0, 100, 0, 1,
+	  MEP_WC_REM_ACCESS_ERR },
+	{ "SEND longer than the receive: remote invalid request",
+	  MEP_WC_SEND, 0, 0, 5000, 0, 0, MEP_WC_REM_INV_REQ_ERR },
+};
+
+/* one refused operation on a fresh pair: its completion has its status */
+static void refused(const struct refusal *t)
 {
 	static uint8_t region[8192], local[16384];
 	struct mep_qp *qa, *qb;
 	struct mep_wc w = { 0 };
-	uint64_t raddr = (uint64_t)(uintptr_t)region + off;
+	uint64_t raddr = (uint64_t)(uintptr_t)region + t->off;
 	uint32_t key;
 	int ok, r;
 
 	ok = !pair(&qa, &qb) &&
-	     !mep_reg_mr(b, region, sizeof(region), access, &key);
-	if (dereg)
+	     !mep_reg_mr(b, region, sizeof(region), t->access, &key);
+	if (t->dereg)
 		mep_dereg_mr(b, key);
-	key += (uint32_t)key_delta;
-	if (op == MEP_WC_READ)
-		r = mep_post_read(qa, 9, local, len, raddr, key);
-	else if (op == MEP_WC_WRITE)
-		r = mep_post_write(qa, 9, local, len, raddr, key);
+	key += (uint32_t)t->key_delta;
+	if (t->op == MEP_WC_READ)
+		r = mep_post_read(qa, 9, local, t->len, raddr, key);
+	else if (t->op == MEP_WC_WRITE)
+		r = mep_post_write(qa, 9, local, t->len, raddr, key);
 	else
 		r = mep_post_recv(qb, 8, local, 100) ||
-		    mep_post_send(qa, 9, local, len);
-	ok = ok && !r && !pump(a, 9, &w, 5) && w.status == want;
+		    mep_post_send(qa, 9, local, t->len);
+	ok = ok && !r && !pump(a, 9, &w, 5) && w.status == t->want;
 	if (!ok)
-		fprintf(stderr, "%s: status %s\n", name,
+		fprintf(stderr, "%s: status %s\n", t->name,
 			mep_wc_status_str(w.status));
 	/* a QP in error takes no more work */
 	ok = ok && mep_post_read(qa, 10, local, 1, raddr, key) == -EIO;
-	verdict(name, ok);
-	if (!dereg)
-		mep_dereg_mr(b, key - (uint32_t)key_delta);
+	verdict(t->name, ok);
+	if (!t->dereg)
+		mep_dereg_mr(b, key - (uint32_t)t->key_delta);
 	unpair(qa, qb);
 }
 
 int main(void)
 {
+	size_t i;
 	int err = 0;
 
 	a = mep_create("127.0.0.1", 0, &err);
@@ -169,20 +198,8 @@ int main(void)
 	}
 	t_send_recv();
 	t_atomics();
-	refused("READ past the region's end: remote access error",
-		MEP_WC_READ, MEP_ACC_REMOTE_READ, 8000, 200, 0, 0,
-		MEP_WC_REM_ACCESS_ERR);
-	refused("WRITE to a read-only region: remote access error",
-		MEP_WC_WRITE, MEP_ACC_REMOTE_READ, 0, 100, 0, 0,
-		MEP_WC_REM_ACCESS_ERR);
-	refused("READ with a wrong rkey: remote access error",
-		MEP_WC_READ, MEP_ACC_REMOTE_READ, 0, 100, 1, 0,
-		MEP_WC_REM_ACCESS_ERR);
-	refused("READ of a deregistered region: remote access error",
-		MEP_WC_READ, MEP_ACC_REMOTE_READ, 0, 100, 0, 1,
-		MEP_WC_REM_ACCESS_ERR);
-	refused("SEND longer than the receive: remote invalid request",
-		MEP_WC_SEND, 0, 0, 5000, 0, 0, MEP_WC_REM_INV_REQ_ERR);
+	for (i = 0; i < sizeof(refusals) / sizeof(refusals[0]); i++)
+		refused(&refusals[i]);
 	mep_destroy(a);
 	mep_destroy(b);
 	printf("%d passed, %d failed\n", passed, failed);

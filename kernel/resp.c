@@ -334,18 +334,30 @@ int mroce_resp_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
 	return MRE_SYN_NONE;
 }
 
+/*
+ * The MR (referenced) of the aligned word an atomic or an ATOMIC_WRITE
+ * names, if the QP and the MR allow @wr_opcode's remote right now: the
+ * request was checked when it arrived, and either may have changed since.
+ */
+static struct mroce_mr *word_mr(struct mroce_qp *qp, u32 wr_opcode, u32 rkey,
+				u64 raddr)
+{
+	int right = right_of(wr_opcode);
+
+	if (!qp_allows(qp, right) || raddr & 7)
+		return NULL;
+	return mroce_rkey_get(&qp->ibqp, rkey, raddr, 8, right);
+}
+
 int mroce_resp_atomic(struct mre_stream *s, const struct mre_atomic *a,
 		      u64 *orig)
 {
 	struct mroce_qp *qp = mroce_qp_of_stream(s);
 	struct mroce_dev *mdev = mroce_qp_dev(qp);
-	int right = right_of(IB_WR_ATOMIC_FETCH_AND_ADD);
 	struct mroce_mr *mr;
 	u64 v;
 
-	if (!qp_allows(qp, right) || a->raddr & 7)
-		return MRE_SYN_REM_ACCESS;
-	mr = mroce_rkey_get(&qp->ibqp, a->rkey, a->raddr, 8, right);
+	mr = word_mr(qp, IB_WR_ATOMIC_FETCH_AND_ADD, a->rkey, a->raddr);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
 	/* one lock for all atomics of the device, as rxe does */
@@ -364,21 +376,17 @@ int mroce_resp_atomic(struct mre_stream *s, const struct mre_atomic *a,
 
 /*
  * ATOMIC_WRITE: one store of the aligned word (mroce_copy_dir()), under
- * the device's atomic lock so that no remote atomic sees half of it. The
- * rights are those of a WRITE, checked again here: the request was
- * checked when it arrived, and the QP or MR may have changed since.
+ * the device's atomic lock so that no remote atomic sees half of it; the
+ * rights are those of a WRITE.
  */
 int mroce_resp_atomic_write(struct mre_stream *s, u32 rkey, u64 raddr,
 			    u64 value)
 {
 	struct mroce_qp *qp = mroce_qp_of_stream(s);
 	struct mroce_dev *mdev = mroce_qp_dev(qp);
-	int right = right_of(MROCE_WR_ATOMIC_WRITE);
 	struct mroce_mr *mr;
 
-	if (!qp_allows(qp, right) || raddr & 7)
-		return MRE_SYN_REM_ACCESS;
-	mr = mroce_rkey_get(&qp->ibqp, rkey, raddr, 8, right);
+	mr = word_mr(qp, MROCE_WR_ATOMIC_WRITE, rkey, raddr);
 	if (!mr)
 		return MRE_SYN_REM_ACCESS;
 	spin_lock(&mdev->atomic_lock);
