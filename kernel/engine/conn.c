@@ -65,6 +65,7 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	c->reorder = mre_cfg(c)->reorder_pkts;
 	c->reorder_calm = 0;
 	c->time_at = 0;
+	c->owed_at = 0;
 	c->time_on = false;
 	c->time_mult = 1;
 	c->time_calm = 0;
@@ -157,6 +158,7 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 	mre_win_init(&c->rxw, c->rxw.map, c->wsize, pkt->connect.isn);
 	c->state = MRE_CONN_ESTABLISHED;
 	c->last_ack = now;
+	c->last_rx = now;
 	c->una_since = now;
 	c->ep->ctr.conn_open++;
 	/*

@@ -121,6 +121,9 @@ struct mre_conn {
 	u64 rnr_until;
 	u64 last_ack;		/* last ACK received (liveness) */
 	u64 out_since;		/* data outstanding since (after idle) */
+	u64 last_rx;		/* last packet received established (liveness) */
+	u64 owed_at;		/* look for unanswered requests then (0: none) */
+	u64 owed_sent;		/* newest request to be answered built then */
 	u64 heard_sent;		/* newest send time an ACK echoed (any path) */
 	u32 loss_ewma;		/* lost fraction over all paths, 1/65536, gain 1/1024 */
 	u32 silence_k;		/* unheard PSNs that make a path silent (path.c) */

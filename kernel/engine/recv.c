@@ -257,6 +257,7 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		c->ep->ctr.drop_state++;
 		return;
 	}
+	c->last_rx = now;
 	switch (pkt->type) {
 	case MRE_T_DATA:
 		rx_data(c, pkt, ce, now);

@@ -126,6 +126,10 @@ static bool req_start(struct mre_stream *s)
 		r->state = MRE_SLOT_WAIT;
 		/* a request is one packet, the TSN the sender gives next */
 		r->tsn = s->conn->tsn_next;
+		s->conn->owed_sent = s->conn->clock;	/* the answer's watch */
+		if (!s->conn->owed_at)
+			s->conn->owed_at = s->conn->clock +
+					   mre_cfg(s->conn)->dead_ns;
 		break;
 	}
 	case MRE_OP_SEND:
@@ -272,6 +276,25 @@ void mre_stream_complete(struct mre_stream *s)
 	}
 	if (kick)
 		mre_stream_kick(s);
+}
+
+bool mre_conn_owed(const struct mre_conn *c)
+{
+	const struct mre_list *l;
+
+	for (l = c->attached.next; l != &c->attached; l = l->next) {
+		const struct mre_stream *s = MRE_CONTAINER_OF(l,
+						struct mre_stream, anode);
+		u32 rdsn;
+
+		if (s->state == MRE_STREAM_ERROR)
+			continue;
+		/* at most max_rd slots are outstanding */
+		for (rdsn = s->rd_comp; rdsn != s->tx_rdsn; rdsn++)
+			if (s->rq[rdsn % MRE_RD_SLOTS].state == MRE_SLOT_WAIT)
+				return true;
+	}
+	return false;
 }
 
 void mre_conn_markwait_run(struct mre_conn *c)

@@ -158,6 +158,11 @@ void mre_conn_activate(struct mre_conn *c, struct mre_stream *s);
  * the receive window passes the peer's NAK mark.)
  */
 bool mre_conn_mark_ok(struct mre_conn *c, struct mre_stream *s);
+/*
+ * Does a stream of @c wait for the answer to a READ, ATOMIC, ATOMIC_WRITE
+ * or FLUSH it sent? (A walk of the attached streams: timers only.)
+ */
+bool mre_conn_owed(const struct mre_conn *c);
 /* the receive window moved: streams waiting for a NAK may now complete */
 void mre_conn_markwait_run(struct mre_conn *c);
 

@@ -9,6 +9,8 @@
  *   stall       tsn_una's packet arrived but was neither accepted nor
  *               refused in an ACK that could say so: resent after an RTO.
  *   dead        data outstanding and no ACK for dead_ns: FAILED.
+ *   owed_at     a request's answer owed and nothing heard for dead_ns:
+ *               FAILED (owed_timer()).
  *   pace        the receiver's rate hint spaces packets out.
  *   time_at     an unsettled PSN sent before the newest one delivered is
  *               due: lost if nothing arrived of it (loss.c).
@@ -126,6 +128,34 @@ static void path_timers(struct mre_conn *c, u64 now)
 	}
 }
 
+/*
+ * Our READ, ATOMIC, ATOMIC_WRITE or FLUSH was accepted, so nothing of ours
+ * is outstanding, but its answer has not come: the peer owes it, and
+ * resends it until the answer is acknowledged or its end fails. Only the
+ * peer's silence tells us that it failed (it drops what we send, or sends
+ * nothing) or that the route back died: with nothing heard for dead_ns the
+ * connection fails here, as it would with data outstanding (since the
+ * later of the last packet heard and the newest such request). Looked at
+ * when that time is up (a walk of the streams); true: failed.
+ */
+static bool owed_timer(struct mre_conn *c, u64 now)
+{
+	u64 since = MRE_MAX(c->last_rx, c->owed_sent);
+
+	if (!c->owed_at || now < c->owed_at)
+		return false;
+	c->owed_at = 0;
+	if (!mre_conn_owed(c))
+		return false;
+	if (now - since > mre_cfg(c)->dead_ns) {
+		mre_conn_fail(c, MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
+			      MRE_TRW_DEAD);
+		return true;
+	}
+	c->owed_at = since + mre_cfg(c)->dead_ns + 1;
+	return false;
+}
+
 u64 mre_conn_run(struct mre_conn *c, u64 now)
 {
 	u64 next = 0, pace_at = 0;
@@ -150,6 +180,8 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 			      MRE_TRW_DEAD);
 		return 0;
 	}
+	if (owed_timer(c, now))
+		return 0;
 	next = conn_timers(c, now);
 	next = earliest(next, mre_conn_plane_timer(c, now));
 	if (mre_send_transmit(c, now, &pace_at))
@@ -173,6 +205,7 @@ u64 mre_conn_run(struct mre_conn *c, u64 now)
 	}
 	next = earliest(next, c->path_due);
 	next = earliest(next, c->time_at);
+	next = earliest(next, c->owed_at);
 	if (c->tsn_una != c->tsn_next)
 		next = earliest(next, heard(c) + mre_cfg(c)->dead_ns + 1);
 	return next;

@@ -1499,6 +1499,89 @@ MRE_TEST(conn_peer_failed_end)
 	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
 }
 
+/* node 1's DATA (READ responses) lost; everything else goes */
+static bool hook_drop_data_1(struct pair *p, u32 from,
+			     const struct pair_pkt *pk, u64 n, u64 *extra)
+{
+	return from == 1 && pk->type == MRE_T_DATA;
+}
+
+/*
+ * The peer's end fails after it acknowledged our READ_REQ but before its
+ * response got through: nothing of ours is outstanding, and the READ
+ * must still end (in an error), not wait for a response that never comes.
+ */
+MRE_TEST(conn_peer_failed_read_owed)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 4 * KB,
+			     .raddr = 0x10000 };
+	struct mre_config cfg;
+	struct rig r;
+	u8 *lbuf;
+
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
+	lbuf = MRE_ALLOC(test, 4 * KB);
+	w.rkey = r.mr->key;
+	r.p->hook = hook_drop_data_1;
+	mdl_post_send(r.a, &w, lbuf, 2);
+	pair_run(r.p, 2000000);
+	MRE_ASSERT(test, r.p->c[0].tsn_una == r.p->c[0].tsn_next);
+	MRE_ASSERT(test, r.a->nlog == 1);
+	mre_conn_fail(&r.p->c[1], MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
+		      MRE_TRW_DEAD);
+	r.p->hook = NULL;
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
+}
+
+/* what node 1 sends from *hook_ctx on is 20 ms late */
+static bool hook_late_1(struct pair *p, u32 from, const struct pair_pkt *pk,
+			u64 n, u64 *extra)
+{
+	if (from == 1 && p->now >= *(u64 *)p->hook_ctx)
+		*extra = 20000000;
+	return false;
+}
+
+/*
+ * An answer owed is not a dead peer while the request is young: a READ
+ * answered at once, then quiet, then a second READ just before the first
+ * one's watch is up, acknowledged and answered 20 ms late (dead_ns 50 ms).
+ * Counted from the last packet heard alone, the watch failed the
+ * connection.
+ */
+MRE_TEST(conn_owed_young_request)
+{
+	struct mre_wqe w = { .op = MRE_OP_READ_REQ, .len = 1 * KB,
+			     .raddr = 0x10000 };
+	struct mre_config cfg;
+	struct rig r;
+	u64 late = ~0ULL;
+	u8 *lbuf;
+
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
+	lbuf = MRE_ALLOC(test, 4 * KB);
+	w.rkey = r.mr->key;
+	r.p->hook = hook_late_1;
+	r.p->hook_ctx = &late;
+	mdl_post_send(r.a, &w, lbuf, 2);
+	while (r.a->nlog < 2 && pair_step(r.p))
+		;
+	MRE_ASSERT(test, r.a->nlog == 2);
+	/* quiet until 5 ms before the watch (nothing is due before it) */
+	MRE_ASSERT(test, r.p->c[0].owed_at > r.p->now + 5000000);
+	r.p->now = r.p->c[0].owed_at - 5000000;
+	late = r.p->now;
+	mdl_post_send(r.a, &w, lbuf, 3);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 3);
+	MRE_EXPECT_EQ(test, r.a->log[2].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.a->fatal, 0);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+}
+
 /* a failed connection is reopened (new id) and carries new streams */
 MRE_TEST(conn_reopen_after_failure)
 {
@@ -1893,6 +1976,8 @@ MRE_TEST(conn_planes_proven)
 MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
 	  MRE_CASE(conn_accept_again_same_isn),
+	  MRE_CASE(conn_peer_failed_read_owed),
+	  MRE_CASE(conn_owed_young_request),
 	  MRE_CASE(conn_planes_proven),
 	  MRE_CASE(conn_read_far_rdsn_refused),
 	  MRE_CASE(conn_atomic_resp_offset_refused),
