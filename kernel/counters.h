@@ -15,8 +15,8 @@ struct rdma_hw_stats;
 enum mroce_counter {
 	MROCE_CNT_RX_PACKETS,	/* MetaRoCE datagrams received for this device */
 	MROCE_CNT_RX_DROP_NOMEM,	/* ... dropped: no memory to make them linear */
-	MROCE_CNT_RX_DROP_CONNECT_Q,
-	MROCE_CNT_RX_DROP_SRC_OURS,	/* from an offload: a source address of our planes */	/* ... CONNECTs from new nodes: queue full */
+	MROCE_CNT_RX_DROP_CONNECT_Q,	/* ... CONNECTs from new nodes: queue full */
+	MROCE_CNT_RX_DROP_SRC_OURS,	/* from an offload: a source address of our planes */
 	MROCE_CNT_UD_DROP_DST,	/* UD: the multicast QPN and a unicast address, or the reverse */
 	MROCE_CNT_UD_DROP_NO_QP,	/* UD: no such QP, or no QP in the group */
 	MROCE_CNT_UD_DROP_QKEY,	/* UD: not a UD QP, or the Q_Key differs */

@@ -252,12 +252,38 @@ bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		cq->notify = 0;
 		notify = true;
 	}
+	/*
+	 * The consumer may have armed the CQ again (it polled and re-armed
+	 * on its own) while the notification of an earlier CQE still waits
+	 * on another context's batch. That one is called after this CQE is
+	 * in the ring (it leaves the list under our lock first), so it
+	 * covers this CQE too; linking the CQ into our batch as well would
+	 * overwrite batch_next, the other list's link, and the CQs after it
+	 * on that list would never be notified: their consumers never poll
+	 * or arm again, every later CQE of theirs waits for ever (NVMe-oF's
+	 * I/O timeouts, then ib_drain_qp() blocked).
+	 */
+	if (notify && cq->batched) {
+		notify = false;
+		cq->notify_shared++;
+	}
 	if (notify) {
+		cq->batched = true;
 		cq->batch_next = b->cqs;
 		b->cqs = cq;
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 	return true;
+}
+
+void mroce_cq_batch_notify(struct mroce_cq *cq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->batched = false;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	mroce_cq_notify(cq);
 }
 
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)

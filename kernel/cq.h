@@ -36,9 +36,11 @@ struct mroce_batch;
 struct mroce_cq {
 	struct ib_cq ibcq;
 	struct mroce_queue q;
-	spinlock_t lock;	/* q (resize swaps it), prod, notify, overflow */
+	spinlock_t lock;	/* q, prod, notify, overflow, batched, shared */
 	u8 notify;		/* IB_CQ_SOLICITED or IB_CQ_NEXT_COMP armed; 0 */
 	bool overflow;		/* reported once (IB_EVENT_CQ_ERR) */
+	bool batched;		/* on a batch's list: batch_next is that list's */
+	u32 notify_shared;	/* notifications left to one on a batch already */
 	u32 id;
 	struct mroce_cq *batch_next;	/* on a batch's list while a notify is due */
 	int cpu;		/* the CPU of its completion vector */
@@ -56,6 +58,8 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+/* @cq, taken from a batch's list: call its handler (mroce_batch_flush()) */
+void mroce_cq_batch_notify(struct mroce_cq *cq);
 const struct cpumask *mroce_get_vector_affinity(struct ib_device *ibdev,
 						int comp_vector);
 

@@ -252,7 +252,7 @@ void mroce_batch_flush(struct mroce_batch *b)
 	}
 	while ((cq = b->cqs)) {
 		b->cqs = cq->batch_next;
-		mroce_cq_notify(cq);
+		mroce_cq_batch_notify(cq);
 	}
 }
 

@@ -127,7 +127,7 @@ int mroce_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp)
 int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 {
 	struct mroce_cq *cq = to_mroce_cq(ibcq);
-	u32 size, waiting;
+	u32 size, waiting, shared;
 	bool overflow, mapped;
 	unsigned long flags;
 	struct nlattr *t;
@@ -140,6 +140,7 @@ int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	notify = cq->notify;
 	overflow = cq->overflow;
 	mapped = cq->q.mmap;
+	shared = cq->notify_shared;
 	spin_unlock_irqrestore(&cq->lock, flags);
 	t = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!t)
@@ -151,7 +152,8 @@ int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 				      notify == IB_CQ_SOLICITED ? "solicited" :
 				      "no") ||
 	    rdma_nl_put_driver_string(msg, "overflow", overflow ? "yes" : "no") ||
-	    rdma_nl_put_driver_string(msg, "ring", mapped ? "user" : "kernel")) {
+	    rdma_nl_put_driver_string(msg, "ring", mapped ? "user" : "kernel") ||
+	    rdma_nl_put_driver_u32(msg, "notify_shared", shared)) {
 		nla_nest_cancel(msg, t);
 		return -EMSGSIZE;
 	}

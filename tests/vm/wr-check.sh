@@ -71,7 +71,7 @@ t_ok "rdma res -dd as uid 65534: the peer and state, no connection ids, streams 
 RES=$(rdma res show cq dev "$S_DEV" -dd 2>&1 | tr '\n' ' ')
 echo "# rdma res show cq dev $S_DEV -dd: $(echo "$RES" | cut -c1-300)"
 t_ok "rdma res -dd: a CQ shows its ring's size and fill, arming, overflow" \
-	bash -c "echo '$RES' | grep -Eq 'drv_entries [1-9][0-9]* drv_waiting [0-9]+ drv_armed (no|next|solicited) drv_overflow no drv_ring user'"
+	bash -c "echo '$RES' | grep -Eq 'drv_entries [1-9][0-9]* drv_waiting [0-9]+ drv_armed (no|next|solicited) drv_overflow no drv_ring user drv_notify_shared [0-9]+'"
 RES=$(rdma res show mr dev "$S_DEV" -dd 2>&1 | tr '\n' ' ')
 echo "# rdma res show mr dev $S_DEV -dd: $(echo "$RES" | cut -c1-300)"
 t_ok "rdma res -dd: an MR shows its kind, iova, rights and pinned pages" \
