@@ -81,9 +81,16 @@ CX=("${X1[@]}") SX=("${X2[@]}")
 
 # qp_check DEV NS...: the device's RC QPs (at least one) are all in RTS
 qp_check() {
-	local dev=$1 out n bad
+	local dev=$1 out n bad i rc
 	shift
-	out=$("$@" rdma res show qp link "$dev/1" 2>&1)
+	# `rdma res show` under load once printed nothing at all (not even
+	# an error) while the transfer ran on: asked again, up to 3 times
+	for ((i = 0; i < 3; i++)); do
+		out=$("$@" rdma res show qp link "$dev/1" 2>&1); rc=$?
+		grep -q ' RC ' <<<"$out" && break
+		echo "# $dev: rdma res show qp gave no RC QP (rc $rc, ${#out} bytes); again"
+		sleep 0.5
+	done
 	echo "$out" | grep ' RC ' | sed "s/^/# $dev: /" | cut -c1-110
 	n=$(echo "$out" | grep -c ' RC ')
 	bad=$(echo "$out" | grep ' RC ' | grep -vc 'state RTS')
