@@ -185,6 +185,12 @@ ep:
 ep-check:
 	$(MAKE) -C ep O=$(O) check
 
+# the open conformance suite, tier 1 (tests/conformance/README.md): drives
+# a mroce-ep server it starts on 127.0.0.1 over UDP, requirement by
+# requirement; results in $(O)/conformance/results.{tsv,json}
+conformance-check: ep
+	python3 tests/conformance/conformance.py --ep $(O)/ep/mroce-ep --out $(O)/conformance
+
 bench-sim:
 	scripts/bench-sim.sh
 
@@ -224,6 +230,7 @@ check: host
 	$(MAKE) -C tests/ring O=$(O) check
 	$(MAKE) sim-check
 	$(MAKE) ep-check
+	$(MAKE) conformance-check
 	$(MAKE) wireshark-check
 	$(MAKE) man-check
 	$(MAKE) reqs-check
@@ -271,6 +278,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module module-debug provider tools meter unit ring sim sim-check ep ep-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
+.PHONY: all host module module-debug provider tools meter unit ring sim sim-check ep ep-check conformance-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
 	man man-check reqs-check \
 	check kunit vm-test install dkms-source checkpatch sparse clean

@@ -1,0 +1,766 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""MetaRoCE conformance suite, tier 1: the handshake and the demultiplexer.
+
+Drives an implementation under test (IUT) from outside, over UDP only, and
+checks what it sends back (or does not) against the requirements of
+Documentation/protocol.md, id by id. See tests/conformance/README.md.
+
+    conformance.py [--iut HOST:PORT] [--ep PATH] [--out DIR] [--quiet]
+
+Without --iut it starts `mroce-ep server PORT` on 127.0.0.1 itself.
+"""
+import argparse
+import json
+import os
+import random
+import select
+import socket
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mrwire as w  # noqa: E402
+
+SILENCE = 0.2      # how long "nothing is sent" is waited for, seconds
+ANSWER = 1.0       # how long an answer that must come is waited for
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+rng = random.Random()
+
+
+def rand64():
+    return rng.getrandbits(64) or 1
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class Peer:
+    """One tester socket: a source (address, port) of its own."""
+    seen = []      # every datagram any Peer received from the IUT
+
+    def __init__(self, iut, bind=None):
+        self.iut = iut
+        fam = socket.AF_INET6 if ":" in iut[0] else socket.AF_INET
+        self.s = socket.socket(fam, socket.SOCK_DGRAM)
+        self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
+        self.s.bind((bind or "", 0))
+        self.addr = self.s.getsockname()
+
+    def close(self):
+        self.s.close()
+
+    def send(self, buf):
+        self.s.sendto(buf, self.iut)
+
+    def recv_for(self, secs):
+        """Every datagram that arrives within secs: [(Pkt, from)]."""
+        out, end = [], time.monotonic() + secs
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                return out
+            r, _, _ = select.select([self.s], [], [], left)
+            if r:
+                buf, src = self.s.recvfrom(65536)
+                p = w.parse(buf)
+                p["src"] = src
+                Peer.seen.append(p)
+                out.append(p)
+
+    def expect(self, what, pred, secs=ANSWER):
+        """The first datagram matching pred within secs; other datagrams
+        received meanwhile are kept in self.others."""
+        self.others = []
+        end = time.monotonic() + secs
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise CheckFailed("no %s within %d ms" % (what, secs * 1000))
+            for p in self.recv_for_one(left):
+                if pred(p):
+                    if p.src[:2] != self.iut[:2]:
+                        raise CheckFailed("%s came from %s, not the IUT %s" %
+                                          (what, p.src, self.iut))
+                    return p
+                self.others.append(p)
+
+    def recv_for_one(self, secs):
+        r, _, _ = select.select([self.s], [], [], secs)
+        if not r:
+            return []
+        buf, src = self.s.recvfrom(65536)
+        p = w.parse(buf)
+        p["src"] = src
+        Peer.seen.append(p)
+        return [p]
+
+    def silent(self, what, secs=SILENCE):
+        got = self.recv_for(secs)
+        if got:
+            raise CheckFailed("%s drew %s within %d ms" % (
+                what, ", ".join("%s (%d B)" % (p.name, p.len) for p in got),
+                secs * 1000))
+
+
+def is_type(t, **fields):
+    return lambda p: p.type == t and all(p.get(k) == v for k, v in fields.items())
+
+
+class Conn:
+    """A connection the tester opened to the IUT (the IUT accepted)."""
+
+    def __init__(self, peer, cid=None, isn=None):
+        self.peer = peer
+        self.cid = cid or rand64()
+        self.isn = rng.getrandbits(32) if isn is None else isn
+        self.psn = 0
+        self.cookie = None
+
+    def get_cookie(self):
+        self.peer.send(w.connect(self.cid, self.isn))
+        r = self.peer.expect("RETRY", is_type(w.RETRY, dst_cid=self.cid))
+        self.cookie = r.cookie
+        return r
+
+    def open(self):
+        if self.cookie is None:
+            self.get_cookie()
+        self.peer.send(w.connect(self.cid, self.isn, cookie=self.cookie))
+        a = self.peer.expect("ACCEPT", is_type(w.ACCEPT, dst_cid=self.cid))
+        self.accept = a
+        self.iut_cid = a.src_cid
+        return a
+
+    def probe(self, psn=None, ts=None):
+        """A PROBE on path 0; returns (psn, ts) sent."""
+        if psn is None:
+            psn = self.psn
+        self.psn = max(self.psn, psn + 1)
+        ts = rng.getrandbits(32) if ts is None else ts
+        self.peer.send(w.probe(self.iut_cid, psn, ts=ts))
+        return psn, ts
+
+    def alive(self, what="the connection"):
+        """A PROBE draws an ACK to us: the connection stands."""
+        self.probe()
+        self.peer.expect("ACK to a PROBE on %s" % what,
+                         is_type(w.ACK, dst_cid=self.cid))
+
+
+# ---------------------------------------------------------------------------
+# the checks: each a function(ctx) that raises CheckFailed, or returns a
+# note (None, or a string: "n/a: why" makes it not applicable)
+
+CHECKS = []
+
+
+def check(name, ids, text):
+    def deco(fn):
+        CHECKS.append((name, ids, text, fn))
+        return fn
+    return deco
+
+
+@check("retry", ["MR-5.1-4", "MR-4.8-1", "MR-4.8-2"],
+       "a CONNECT without a cookie draws one RETRY, no larger, to its source, "
+       "naming its src_cid, cookie nonzero, and nothing else")
+def c_retry(ctx):
+    p = ctx.peer()
+    cid = rand64()
+    req = w.connect(cid, 1)
+    p.send(req)
+    r = p.expect("RETRY", is_type(w.RETRY))
+    if r.dst_cid != cid:
+        raise CheckFailed("RETRY dst_cid %x, not the CONNECT's src_cid %x" % (r.dst_cid, cid))
+    if not r.cookie:
+        raise CheckFailed("RETRY cookie 0")
+    if r.len > len(req):
+        raise CheckFailed("RETRY of %d bytes answers a %d-byte CONNECT" % (r.len, len(req)))
+    if p.others:
+        raise CheckFailed("also sent %s" % [q.name for q in p.others])
+    p.silent("a CONNECT without a cookie (after its RETRY)")
+    return "RETRY %d B for a %d B CONNECT" % (r.len, len(req))
+
+
+@check("retry-unlimited", ["MR-5.1-5"],
+       "64 CONNECTs without a cookie, back to back, draw 64 RETRYs")
+def c_retry_unlimited(ctx):
+    p = ctx.peer()
+    cids = [rand64() for _ in range(64)]
+    for cid in cids:
+        p.send(w.connect(cid, 0))
+    want = set(cids)
+    end = time.monotonic() + ANSWER
+    while want and time.monotonic() < end:
+        for q in p.recv_for_one(end - time.monotonic()):
+            if q.type == w.RETRY:
+                want.discard(q.dst_cid)
+    if want:
+        raise CheckFailed("%d of 64 CONNECTs drew no RETRY" % len(want))
+
+
+@check("cookie-bound", ["MR-5.1-6"],
+       "the cookie is bound to src_cid and to the source: one for another "
+       "src_cid, or used from another source, draws a RETRY, not an ACCEPT")
+def c_cookie_bound(ctx):
+    p = ctx.peer()
+    a, b = Conn(p), Conn(p)
+    a.get_cookie()
+    b.get_cookie()
+    if a.cookie == b.cookie:
+        raise CheckFailed("two src_cids got the same cookie")
+    p.send(w.connect(b.cid, b.isn, cookie=a.cookie))
+    q = p.expect("RETRY", lambda q: q.type in (w.RETRY, w.ACCEPT) and q.dst_cid == b.cid)
+    if q.type != w.RETRY:
+        raise CheckFailed("a cookie of another src_cid was taken (ACCEPT)")
+    other = ctx.peer(alt=True)
+    other.send(w.connect(a.cid, a.isn, cookie=a.cookie))
+    q = other.expect("RETRY", lambda q: q.type in (w.RETRY, w.ACCEPT) and q.dst_cid == a.cid)
+    if q.type != w.RETRY:
+        raise CheckFailed("a cookie given to %s was taken from %s (ACCEPT)" %
+                          (p.addr, other.addr))
+    return "other source: %s:%d" % other.addr[:2]
+
+
+@check("accept", ["MR-5.1-8", "MR-4.4-2", "MR-4.1-2"],
+       "a CONNECT with the RETRY's cookie draws an ACCEPT to its source "
+       "naming our src_cid, with a nonzero CID of its own, cookie 0")
+def c_accept(ctx):
+    p = ctx.peer()
+    c = Conn(p)
+    c.get_cookie()
+    req = w.connect(c.cid, c.isn, cookie=c.cookie)
+    p.send(req)
+    a = p.expect("ACCEPT", is_type(w.ACCEPT))
+    if a.dst_cid != c.cid:
+        raise CheckFailed("ACCEPT dst_cid %x, not our src_cid %x" % (a.dst_cid, c.cid))
+    if not a.src_cid:
+        raise CheckFailed("ACCEPT src_cid 0")
+    if a.cookie:
+        raise CheckFailed("ACCEPT cookie %x (must be 0)" % a.cookie)
+    if a.src_cid == c.cid:
+        raise CheckFailed("the IUT took our CID as its own")
+    ctx.cids.append(a.src_cid)
+
+
+@check("cid-distinct", ["MR-4.1-2"],
+       "four connections get four distinct nonzero CIDs (their randomness "
+       "cannot be shown from four samples)")
+def c_cid_distinct(ctx):
+    cids = []
+    for _ in range(4):
+        c = Conn(ctx.peer())
+        c.open()
+        cids.append(c.iut_cid)
+    if 0 in cids or len(set(cids)) != len(cids):
+        raise CheckFailed("CIDs %s" % ["%x" % x for x in cids])
+
+
+@check("accept-again", ["MR-5.1-12", "MR-4.4-1"],
+       "the same CONNECT again after its ACCEPT draws the same ACCEPT: "
+       "same CID, same ISN")
+def c_accept_again(ctx):
+    c = Conn(ctx.peer())
+    first = c.open()
+    c.alive()           # the IUT may send after this; the ISN must not move
+    for i in range(2):
+        c.peer.send(w.connect(c.cid, c.isn, cookie=c.cookie))
+        a = c.peer.expect("ACCEPT %d" % (i + 2), is_type(w.ACCEPT, dst_cid=c.cid))
+        if (a.src_cid, a.isn) != (first.src_cid, first.isn):
+            raise CheckFailed("ACCEPT %d: cid %x isn %u, first: cid %x isn %u" % (
+                i + 2, a.src_cid, a.isn, first.src_cid, first.isn))
+
+
+@check("connect-dst-cid", ["MR-4.1-3", "MR-4.4-2", "MR-11.1-3"],
+       "a CONNECT with a nonzero dst_cid is dropped: no RETRY without a "
+       "cookie, no ACCEPT with a valid one")
+def c_connect_dst_cid(ctx):
+    p = ctx.peer()
+    c = Conn(p)
+    c.get_cookie()
+    p.send(w.connect(rand64(), 0, dst_cid=rand64()))
+    p.send(w.connect(c.cid, c.isn, cookie=c.cookie, dst_cid=rand64()))
+    p.silent("a CONNECT with a dst_cid")
+    c.open()    # and the proper one still works
+
+
+@check("probe-ack", ["MR-4.6-1", "MR-4.3-3", "MR-4.3-4", "MR-4.3-5",
+                     "MR-4.3-6", "MR-4.3-7"],
+       "a PROBE on an established connection is acknowledged at once: "
+       "ack_path, psn_cum, sack bits, tsn_cum = our ISN, ts_echo")
+def c_probe_ack(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    steps = [(0, 1, set()), (2, 1, {0}), (1, 3, set())]   # psn -> psn_cum, sack bits
+    for psn, cum, bits in steps:
+        _, ts = c.probe(psn)
+        t0 = time.monotonic()
+        a = c.peer.expect("ACK to PROBE psn %d" % psn, is_type(w.ACK, dst_cid=c.cid))
+        dt = time.monotonic() - t0
+        if a.ack_path != 0:
+            raise CheckFailed("ack_path %d, PROBE went on path 0" % a.ack_path)
+        if a.psn_cum != cum:
+            raise CheckFailed("after PSN %d: psn_cum %d, not %d" % (psn, a.psn_cum, cum))
+        got = {i for i in range(w.SACK_BITS) if w.sack_bit(a.sack, i)}
+        if got != bits:
+            raise CheckFailed("after PSN %d: sack bits %s, not %s" % (psn, sorted(got), sorted(bits)))
+        if a.tsn_cum != c.isn:
+            raise CheckFailed("tsn_cum %u, not our ISN %u (no DATA sent)" % (a.tsn_cum, c.isn))
+        if a.tsn_sack:
+            raise CheckFailed("tsn_sack %x with no DATA sent" % a.tsn_sack)
+        if a.ts_echo != ts:
+            raise CheckFailed("ts_echo %u, not the PROBE's ts %u" % (a.ts_echo, ts))
+    return "last ACK %.1f ms after its PROBE" % (dt * 1000)
+
+
+@check("probe-reorder", ["MR-4.3-1"],
+       "an ACK's psn field reports the reordering seen: PSN 1 after PSN 2 is 1")
+def c_probe_reorder(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    c.probe(0)
+    c.peer.expect("ACK", is_type(w.ACK, dst_cid=c.cid))
+    c.probe(2)
+    c.peer.expect("ACK", is_type(w.ACK, dst_cid=c.cid))
+    c.probe(1)
+    a = c.peer.expect("ACK", is_type(w.ACK, dst_cid=c.cid, psn_cum=3))
+    if a.psn != 1:
+        raise CheckFailed("reordering distance %d, not 1" % a.psn)
+
+
+@check("reset-unknown", ["MR-5.2-3", "MR-4.1-3"],
+       "an ACK, a DATA, an ACCEPT and a CHALLENGE (32 B) for an unknown CID "
+       "each draw a RESET to their source, dst_cid 0, naming that CID")
+def c_reset_unknown(ctx):
+    for what, mk in (("ACK", lambda x: w.ack(x)),
+                     ("DATA", lambda x: w.data(x)),
+                     ("ACCEPT", lambda x: w.connect(rand64(), 0, dst_cid=x, ptype=w.ACCEPT)),
+                     ("CHALLENGE", lambda x: w.challenge(x, rand64()))):
+        p = ctx.peer()
+        x = rand64()
+        req = mk(x)
+        p.send(req)
+        r = p.expect("RESET to a %s for an unknown CID" % what, is_type(w.RESET))
+        if r.cid != x:
+            raise CheckFailed("RESET to a %s names %x, not %x" % (what, r.cid, x))
+        if r.dst_cid != 0:
+            raise CheckFailed("RESET dst_cid %x, not 0" % r.dst_cid)
+        if r.len > len(req):
+            raise CheckFailed("RESET of %d B to a %d B %s" % (r.len, len(req), what))
+
+
+@check("no-reply-short", ["MR-5.2-4"],
+       "a PROBE (28 B, shorter than a RESET) and a RETRY for an unknown CID "
+       "draw nothing")
+def c_no_reply_short(ctx):
+    p = ctx.peer()
+    p.send(w.probe(rand64(), 0))
+    p.silent("a PROBE for an unknown CID")
+    p.send(w.retry(rand64(), rand64()))
+    p.silent("a RETRY for an unknown CID")
+
+
+@check("retry-established", ["MR-5.2-4", "MR-11.1-8"],
+       "a RETRY on an established connection draws nothing and changes nothing")
+def c_retry_established(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    c.peer.send(w.retry(c.iut_cid, rand64()))
+    c.peer.silent("a RETRY on an established connection")
+    c.alive()
+
+
+@check("reset-wrong-cid", ["MR-5.2-5"],
+       "a RESET naming another CID, or the right one from another source, "
+       "is refused: the connection still answers a PROBE")
+def c_reset_wrong(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    c.peer.send(w.reset(c.cid ^ 1))
+    c.peer.send(w.reset(rand64()))
+    c.peer.silent("a RESET naming another CID")
+    c.alive("the connection after a RESET naming another CID")
+    other = ctx.peer(alt=True)
+    other.send(w.reset(c.cid))
+    other.silent("a RESET from another source")
+    c.alive("the connection after a RESET from another source")
+
+
+@check("reset-right-cid", ["MR-5.2-5", "MR-5.1-8"],
+       "a RESET from the peer naming its CID fails the connection (a PROBE "
+       "then draws no ACK); a new CONNECT opens it again")
+def c_reset_right(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    c.alive()
+    c.peer.send(w.reset(c.cid))
+    c.peer.silent("the RESET")
+    c.probe()
+    c.peer.silent("a PROBE on a connection that was RESET")
+    d = Conn(c.peer)
+    d.open()
+    d.alive("the reopened connection")
+
+
+@check("restart-challenge", ["MR-5.2-1", "MR-5.2-2"],
+       "a CONNECT with another src_cid on an established connection draws "
+       "an ACK to the old CID and no ACCEPT; the RESET naming the old CID "
+       "proves the restart and the next CONNECT is accepted")
+def c_restart(ctx):
+    old = Conn(ctx.peer())
+    old.open()
+    new = Conn(old.peer)
+    new.get_cookie()
+    old.peer.send(w.connect(new.cid, new.isn, cookie=new.cookie))
+    a = old.peer.expect("challenge ACK", lambda q: q.type in (w.ACK, w.ACCEPT))
+    if a.type == w.ACCEPT:
+        raise CheckFailed("the CONNECT of a new incarnation was accepted at once")
+    if a.dst_cid != old.cid:
+        raise CheckFailed("challenge ACK to %x, not the old CID %x" % (a.dst_cid, old.cid))
+    old.peer.silent("the challenged CONNECT (after its ACK)")
+    old.alive("the old incarnation after the challenge")
+    old.peer.send(w.reset(old.cid))
+    old.peer.silent("the RESET proving the restart")
+    new.open()
+    new.alive("the new incarnation")
+
+
+@check("foreign-source", ["MR-11.1-7"],
+       "a PROBE with a known CID from another source is dropped: no ACK "
+       "to either source")
+def c_foreign(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    other = ctx.peer(alt=True)
+    other.send(w.probe(c.iut_cid, 0))
+    got = other.recv_for(SILENCE) + c.peer.recv_for(0.01)
+    if got:
+        raise CheckFailed("a PROBE from another source drew %s" % [q.name for q in got])
+    c.alive()
+
+
+# Malformed datagrams: each one a valid packet but for one thing, and of a
+# kind that would draw an answer if it were taken (a CONNECT: a RETRY
+# naming its src_cid; a packet for an unknown CID: a RESET naming it). A
+# reply to one of them is recognised by that id.
+def malformed():
+    out = []
+
+    def conn(ids, why, **kw):
+        cid = kw.pop("src_cid") if "src_cid" in kw else rand64()
+        # a src_cid of 0 cannot be told from others by a RETRY's dst_cid:
+        # a RETRY to 0 is matched by the id 0 all the same
+        out.append((ids, why, ("cid", cid), w.connect(cid, 0, **kw)))
+
+    def unk(ids, why, mk):
+        x = rand64()
+        out.append((ids, why, ("reset", x), mk(x)))
+
+    v = ["MR-11.1-1"]
+    conn(v, "CONNECT version 1", ver=1)
+    conn(v, "CONNECT version 3", ver=3)
+    conn(v, "CONNECT version 0", ver=0)
+    for t in (0, 11, 15):
+        cid = rand64()
+        out.append((v, "type %d with a CONNECT body" % t, ("cid", cid),
+                    w.connect(cid, 0, ptype=t)))
+    conn(v + ["MR-4-1"], "CONNECT with reserved flag 0x04", flags=0x04)
+    conn(v + ["MR-4-1"], "CONNECT with reserved flag 0x80", flags=0x80)
+    unk(v + ["MR-4-1"], "ACK with reserved flag 0x10", lambda x: w.ack(x, flags=0x10))
+    cid = rand64()
+    out.append((v, "CONNECT cut to 47 bytes", ("cid", cid), w.connect(cid, 0)[:47]))
+    out.append((v, "19-byte datagram", None, w.connect(rand64(), 0)[:19]))
+    out.append((v, "empty datagram", None, b""))
+    unk(v, "DATA cut to 51 bytes", lambda x: w.data(x)[:51])
+    unk(v, "ACK cut to 99 bytes", lambda x: w.ack(x)[:99])
+    ln = ["MR-11.1-2"]
+    conn(ln, "CONNECT blob_len 8, no blob", blob_len=8)
+    conn(ln, "CONNECT blob_len 0, 4 bytes after", blob=b"\1\4\1\0", blob_len=0)
+    conn(ln, "CONNECT blob of 140 bytes (> 136)", blob=bytes(140))
+    unk(ln, "ACK of 101 bytes", lambda x: w.ack(x) + b"\0")
+    unk(ln, "PROBE of 40 bytes", lambda x: w.probe(x, 0) + bytes(12))
+    unk(ln, "CHALLENGE of 36 bytes", lambda x: w.challenge(x, 1) + bytes(4))
+    unk(ln + ["MR-4.2-2"], "DATA plen 8, 4 bytes of payload",
+        lambda x: w.data(x, op=w.OP_SEND, dflags=w.DF_FIRST | w.DF_LAST | w.DF_RECV,
+                         mlen=8, payload=bytes(4), plen=8))
+    unk(ln + ["MR-4.2-2"], "SEND with 4100 bytes of payload",
+        lambda x: w.data(x, op=w.OP_SEND, dflags=w.DF_FIRST | w.DF_LAST | w.DF_RECV,
+                         mlen=4100, payload=bytes(4100)))
+    unk(ln, "NOP with a payload",
+        lambda x: w.data(x, mlen=4, payload=bytes(4)))
+    f = ["MR-11.1-3"]
+    conn(f, "CONNECT path 64", path=64)
+    conn(f, "CONNECT src_cid 0", src_cid=0)
+    conn(f, "CONNECT window_log2 3", window_log2=3)
+    conn(f, "CONNECT window_log2 17", window_log2=17)
+    conn(f, "CONNECT npaths 0", npaths=0)
+    conn(f, "CONNECT npaths 65", npaths=65)
+    conn(f + ["MR-4-1"], "CONNECT cflags 1", cflags=1)
+    unk(f, "ACCEPT with a cookie",
+        lambda x: w.connect(rand64(), 0, dst_cid=x, ptype=w.ACCEPT, cookie=5))
+    unk(f, "ACK ack_path 64", lambda x: w.ack(x, ack_path=64))
+    unk(f, "ACK nak 7", lambda x: w.ack(x, nak=7))
+    unk(f, "ACK aflags 0x02", lambda x: w.ack(x, aflags=2))
+    unk(f, "DATA op 0", lambda x: w.data(x, op=0, ext=b""))
+    unk(f, "DATA op 11", lambda x: w.data(x, op=11, ext=b""))
+    unk(f + ["MR-4.2-1"], "SEND offset + plen > mlen",
+        lambda x: w.data(x, op=w.OP_SEND, dflags=w.DF_FIRST | w.DF_LAST | w.DF_RECV,
+                         offset=4, mlen=6, payload=bytes(4)))
+    unk(f, "NAK syndrome 1",
+        lambda x: w.data(x, op=w.OP_NAK, ext=b"\0\0\0\1"))
+    unk(f, "CHALLENGE nonce 0", lambda x: w.challenge(x, 0))
+    unk(f, "CHALLENGE plane 8", lambda x: w.challenge(x, 1, plane=8))
+    fl = ["MR-11.1-4"]
+    unk(fl, "NOP without LAST", lambda x: w.data(x, dflags=w.DF_FIRST))
+    unk(fl, "SEND without RECV",
+        lambda x: w.data(x, op=w.OP_SEND, dflags=w.DF_FIRST | w.DF_LAST))
+    unk(fl, "SEND with IMM and INV",
+        lambda x: w.data(x, op=w.OP_SEND,
+                         dflags=w.DF_FIRST | w.DF_LAST | w.DF_RECV | w.DF_IMM | w.DF_INV))
+    unk(fl, "WRITE with IMM, without RECV",
+        lambda x: w.data(x, op=w.OP_WRITE, dflags=w.DF_FIRST | w.DF_LAST | w.DF_IMM))
+    unk(fl, "WRITE with INV",
+        lambda x: w.data(x, op=w.OP_WRITE, dflags=w.DF_FIRST | w.DF_LAST | w.DF_INV))
+    return out
+
+
+def run_malformed(ctx):
+    """One result per malformed datagram (they are sent together, then
+    the silence is waited for once), plus two controls that must be
+    answered, sent last."""
+    p = ctx.peer()
+    cases = malformed()
+    for _, _, _, buf in cases:
+        p.send(buf)
+    ctl_cid, ctl_x = rand64(), rand64()
+    p.send(w.connect(ctl_cid, 0))
+    p.send(w.ack(ctl_x))
+    got = p.recv_for(SILENCE * 1.5)
+    ok_ctl = (any(q.type == w.RETRY and q.dst_cid == ctl_cid for q in got) and
+              any(q.type == w.RESET and q.cid == ctl_x for q in got))
+    res = []
+    for ids, why, key, _ in cases:
+        hit = [q for q in got if key and (
+            (key[0] == "cid" and q.type in (w.RETRY, w.ACCEPT) and
+             q.dst_cid == key[1]) or
+            (key[0] == "reset" and q.type == w.RESET and q.cid == key[1]))]
+        if hit:
+            res.append((ids, why, "fail", "drew %s" % hit[0].name))
+        elif not ok_ctl:
+            res.append((ids, why, "fail", "the controls were not answered: "
+                        "silence proves nothing"))
+        else:
+            res.append((ids, why, "pass", "nothing in %d ms" % (SILENCE * 1500)))
+    stray = [q for q in got if not (
+        (q.type == w.RETRY and q.dst_cid == ctl_cid) or
+        (q.type == w.RESET and q.cid == ctl_x) or
+        any(k and ((k[0] == "cid" and q.type in (w.RETRY, w.ACCEPT) and
+                    q.dst_cid == k[1]) or
+                   (k[0] == "reset" and q.type == w.RESET and q.cid == k[1]))
+            for _, _, k, _ in cases))]
+    res.append((["MR-11.1-1", "MR-11.1-2", "MR-11.1-3"],
+                "no reply to any malformed datagram that names no id",
+                "fail" if stray else "pass",
+                "stray: %s" % [q.name for q in stray] if stray else ""))
+    return res
+
+
+# ---------------------------------------------------------------------------
+# requirements not observable in this tier: sections 4, 5.1, 5.2 and 11.1
+# ids that no check above covers are listed n/a, with the reason
+
+NA_REASON = {
+    "MR-5.1-1": "the IUT would have to open a connection (it only listens)",
+    "MR-5.1-2": "the IUT would have to open a connection (it only listens)",
+    "MR-5.1-3": "the IUT would have to open a connection (it only listens)",
+    "MR-5.1-7": "the IUT would have to open a connection (it only listens)",
+    "MR-5.1-9": "the IUT would have to open a connection (it only listens)",
+    "MR-5.1-10": "the IUT would have to open a connection (it only listens)",
+    "MR-5.1-11": "simultaneous open: the IUT would have to open a connection",
+    "MR-5.1-13": "needs DATA to a connection that is not established: "
+                 "the IUT establishes on the CONNECT (later tier)",
+    "MR-5.2-6": "needs the IUT's drop_reopen counter, or a reopen loop "
+                "timed against connect_ns (later tier)",
+    "MR-11.1-5": "needs a source address no node can have (127/8, 0/8, ...): "
+                 "not sendable from this host to a loopback IUT",
+    "MR-11.1-6": "needs datagrams to a group or a broadcast address",
+}
+SECTIONS = ("4", "5.1", "5.2", "11.1")
+
+
+def all_reqs():
+    """{id: (level, sentence)} from scripts/reqs.py --list, when the suite
+    runs inside the tree; else {} (only the checked ids are reported)."""
+    tool = os.path.join(TOP, "scripts", "reqs.py")
+    if not os.path.exists(tool):
+        return {}
+    out = subprocess.run([sys.executable, tool, "--list"], capture_output=True,
+                         text=True).stdout
+    reqs = {}
+    for line in out.splitlines():
+        f = line.split("\t")
+        if len(f) >= 3 and f[0].startswith("MR-"):
+            reqs[f[0]] = (f[1], f[2])
+    return reqs
+
+
+# levels of the ids the checks name, for a run outside the tree
+LEVELS = {"MR-4.3-1": "SHOULD", "MR-5.2-3": "SHOULD"}
+
+
+class Ctx:
+    def __init__(self, iut, alt_src):
+        self.iut = iut
+        self.alt_src = alt_src
+        self.peers = []
+        self.cids = []
+
+    def peer(self, alt=False):
+        p = Peer(self.iut, self.alt_src if alt else None)
+        self.peers.append(p)
+        return p
+
+    def close(self):
+        for p in self.peers:
+            p.close()
+        self.peers = []
+
+
+def run(iut, alt_src, only=None):
+    """[(ids, check name, result, note)]"""
+    results = []
+    for name, ids, text, fn in CHECKS:
+        if only and name not in only:
+            continue
+        ctx = Ctx(iut, alt_src)
+        try:
+            note = fn(ctx) or ""
+            res = "pass"
+        except CheckFailed as e:
+            res, note = "fail", str(e)
+        finally:
+            ctx.close()
+        results.append((ids, name, res, note))
+    if not only or "malformed" in only:
+        ctx = Ctx(iut, alt_src)
+        for ids, why, res, note in run_malformed(ctx):
+            results.append((ids, "malformed: " + why, res, note))
+        ctx.close()
+    # the sender's rules on everything the IUT sent during the run
+    bad = [(rid, "%s: %s" % (p.name, why)) for p in Peer.seen for rid, why in p.bad]
+    for rid in ("MR-4.1-1", "MR-4-1"):
+        mine = [t for r, t in bad if r == rid]
+        results.append(([rid], "every datagram the IUT sent (%d)" % len(Peer.seen),
+                        "fail" if mine else "pass", "; ".join(sorted(set(mine)))[:300]))
+    return results
+
+
+def start_ep(ep):
+    """mroce-ep server on a free port of 127.0.0.1: (process, port)."""
+    for _ in range(5):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        s.close()
+        proc = subprocess.Popen([ep, "server", str(port)], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        line = proc.stdout.readline()
+        if "listening" in line:
+            return proc, port
+        proc.wait()
+    raise SystemExit("conformance: could not start %s" % ep)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--iut", help="HOST:PORT of the implementation under test "
+                    "(default: start mroce-ep server on 127.0.0.1)")
+    ap.add_argument("--ep", default=os.path.join(TOP, "build", "ep", "mroce-ep"))
+    ap.add_argument("--alt-src", default=None,
+                    help="a second local address for the checks that need "
+                    "'another source' (default: the same address, another port)")
+    ap.add_argument("--out", default=os.path.join(TOP, "build", "conformance"))
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--only", action="append", help="run only this check (repeatable)")
+    args = ap.parse_args()
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    rng.seed(seed)
+    proc = None
+    if args.iut:
+        host, _, port = args.iut.rpartition(":")
+        iut = (host.strip("[]"), int(port))
+        name = args.iut
+    else:
+        proc, port = start_ep(args.ep)
+        iut = ("127.0.0.1", port)
+        name = "mroce-ep server %d" % port
+    t0 = time.monotonic()
+    try:
+        results = run(iut, args.alt_src, args.only)
+    finally:
+        if proc:
+            proc.terminate()
+            proc.wait()
+    report(results, name, seed, args.out, time.monotonic() - t0)
+
+
+def report(results, name, seed, outdir, secs):
+    reqs = all_reqs()
+
+    def level(rid):
+        return reqs.get(rid, (LEVELS.get(rid, "MUST"),))[0]
+
+    per = {}
+    for ids, check_name, res, note in results:
+        for rid in ids:
+            per.setdefault(rid, []).append((check_name, res, note))
+    rows = []
+    for rid in sorted(set(per) | {r for r in reqs if r.split("-")[1] in SECTIONS
+                                   or r.split("-")[1].rsplit(".", 1)[0] == "4"},
+                      key=lambda r: [int(x) for x in r[3:].replace("-", ".").split(".")]):
+        if rid in per:
+            fails = [c for c in per[rid] if c[1] == "fail"]
+            res = "fail" if fails else "pass"
+            note = "; ".join("%s: %s" % (c[0], c[2]) for c in fails) or \
+                   ", ".join(c[0] for c in per[rid])
+        else:
+            res = "n/a"
+            note = NA_REASON.get(rid) or "not observable in tier 1 (data transfer, " \
+                "planes, or the IUT's own state; see README)"
+        rows.append((rid, level(rid), res, note))
+
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "results.tsv"), "w") as f:
+        f.write("id\tlevel\tresult\tnote\n")
+        for r in rows:
+            f.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r) + "\n")
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump({"iut": name, "seed": seed, "tier": 1,
+                   "requirements": [dict(zip(("id", "level", "result", "note"), r))
+                                    for r in rows],
+                   "checks": [{"name": c, "ids": i, "result": r, "note": n}
+                              for i, c, r, n in results]}, f, indent=1)
+
+    print("# MetaRoCE conformance, tier 1: %s (seed %d, %.1f s)\n" % (name, seed, secs))
+    print("| requirement | level | result | checks / note |")
+    print("|---|---|---|---|")
+    for rid, lv, res, note in rows:
+        print("| %s | %s | %s | %s |" % (rid, lv, res, note.replace("|", "/")))
+    np = sum(1 for r in rows if r[2] == "pass")
+    nf = sum(1 for r in rows if r[2] == "fail")
+    nmust = sum(1 for r in rows if r[2] == "fail" and r[1] == "MUST")
+    nc = sum(1 for r in results if r[2] == "fail")
+    print("\nchecks: %d run, %d failed; requirements: %d n/a; results in %s" % (
+        len(results), nc, sum(1 for r in rows if r[2] == "n/a"), outdir))
+    print("%d passed, %d failed" % (np, nf))
+    sys.exit(1 if nmust else 0)
+
+
+if __name__ == "__main__":
+    main()
