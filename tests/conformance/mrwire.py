@@ -68,12 +68,20 @@ def connect(src_cid, isn=0, cookie=0, dst_cid=0, ptype=CONNECT, window_log2=10,
 
 
 def reset(cid, reason=0, dst_cid=0, **hdr):
-    """RESET, section 4.5: dst_cid 0 (MR-4.1-3), cid the id not found."""
+    """RESET, section 4.5: dst_cid 0 (MR-4.1-3), cid the id not found.
+
+    Spec and code: 4.1 makes dst_cid 0 a sender's rule for CONNECT, RESET
+    and UD; 11.1 lists only "CONNECT with a dst_cid" as drop_field, and
+    wire.c refuses a UD with a dst_cid but takes a RESET with one. The text
+    says nothing for the receipt of either, so no check here relies on it
+    (README.md, "Spec and code")."""
     return common(RESET, dst_cid, **hdr) + struct.pack(">QI", cid, reason)
 
 
 def retry(dst_cid, cookie, **hdr):
-    """RETRY, section 4.8."""
+    """RETRY, section 4.8. Always 28 bytes, shorter than a RESET: MR-5.2-4's
+    "a RETRY MUST NOT be answered" cannot be told apart on the wire from
+    its "nor a datagram shorter than the RESET" for an unknown CID."""
     return common(RETRY, dst_cid, **hdr) + struct.pack(">Q", cookie)
 
 
