@@ -114,6 +114,23 @@ def data(dst_cid, op=OP_NOP, dflags=DF_FIRST | DF_LAST, tsn=0, path_una=0,
                        mlen, op, dflags, plen) + ext + payload)
 
 
+# extensions of the ops a requester sends (section 4.2, the table)
+AOP_CMP_SWP, AOP_FETCH_ADD = 1, 2
+SYN_NO_STREAM, SYN_REM_ACCESS, SYN_REM_INV_REQ, SYN_REM_OP = 2, 3, 4, 5
+
+
+def ext_write(raddr, rkey, rsn=0, imm=0):
+    return struct.pack(">QIII", raddr, rkey, rsn, imm)
+
+
+def ext_read(raddr, rkey, rdsn):
+    return struct.pack(">QIII", raddr, rkey, rdsn, 0)
+
+
+def ext_atomic(raddr, rkey, rdsn, aop, swap_add, compare=0):
+    return struct.pack(">QIIB3xQQ", raddr, rkey, rdsn, aop, swap_add, compare)
+
+
 def challenge(dst_cid, nonce, plane=0, ptype=CHALLENGE, **hdr):
     """CHALLENGE or ECHO, section 4.9."""
     return common(ptype, dst_cid, **hdr) + struct.pack(">QB3x", nonce, plane)
@@ -203,6 +220,20 @@ def parse(buf):
         (p["tsn"], p["path_una"], p["dst_stream"], p["src_stream"], p["msn"],
          p["offset"], p["mlen"], p["op"], p["dflags"], p["plen"]) = \
             _DATA.unpack_from(buf, COMMON_LEN)
+        el = EXT_LEN.get(p.op)
+        if el is None or DATA_LEN + el + p.plen != n:
+            p.bad.append(("MR-4.2-2", "DATA op %d plen %d in %d bytes" % (p.op, p.plen, n)))
+            return p
+        if p.offset + p.plen > p.mlen:
+            p.bad.append(("MR-4.2-1", "offset %d + plen %d > mlen %d" % (p.offset, p.plen, p.mlen)))
+        x = DATA_LEN
+        if p.op == OP_READ_RESP:
+            (p["rdsn"],) = struct.unpack_from(">I", buf, x)
+        elif p.op == OP_ATOMIC_RESP:
+            p["rdsn"], p["orig"] = struct.unpack_from(">IQ", buf, x)
+        elif p.op == OP_NAK:
+            (p["syndrome"],) = struct.unpack_from(">I", buf, x)
+        p["payload"] = bytes(buf[x + el:])
     elif t not in TYPE_NAMES:
         p.bad.append(("MR-4.1-1", "unknown type %d" % t))
     return p
