@@ -185,7 +185,7 @@ ep:
 ep-check:
 	$(MAKE) -C ep O=$(O) check
 
-# the open conformance suite, tier 1 (tests/conformance/README.md): drives
+# the open conformance suite, tiers 1 and 2 (tests/conformance/README.md): drives
 # a mroce-ep server it starts on 127.0.0.1 over UDP, requirement by
 # requirement; results in $(O)/conformance/results.{tsv,json}
 conformance-check: ep
