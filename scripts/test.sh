@@ -118,23 +118,14 @@ step guest-frwr needs=module,provider,rig-image \
 step guest-offload needs=module,provider,rig-image \
   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_ofl_test.ko -t 600 -n ci-offload tests/vm/offload.sh
 step packages needs=module,provider,rig-image scripts/packages.sh --guest
-# guest-fabric has a known, pre-existing failure (roughly one run in five
-# here): after the black hole and the plane going down, the client's paths
-# can all go into the engine's stall mode and the connection dies with
-# retry exceeded (Documentation/testing.rst, "Known failures"). Until that
-# is fixed the step runs a second time after a failure, says so, and keeps
-# both runs' logs; two failures in a row fail it.
-fabric_twice() {  # fabric_twice RUN-NAME [ARGS]
-  local n=$1
-  shift
-  env GUEST_T=600 RUN_NAME="$n" tests/vm/fabric.sh --boot "$@" && return 0
-  echo "RETRY $n: the first run failed (scripts/vm/runs/$n, events.trace there); once more"
-  env GUEST_T=600 RUN_NAME="$n-2" tests/vm/fabric.sh --boot "$@"
-}
-step guest-fabric needs=module,provider,rig-image fabric_twice ci-fabric
+# the fabric test (tests/vm/fabric.sh): 4 spines, 2 planes, a spine
+# black-holed and a plane taken down under a verifying transfer
+step guest-fabric needs=module,provider,rig-image \
+  env GUEST_T=600 RUN_NAME=ci-fabric tests/vm/fabric.sh --boot
 # the same through the software NIC (the black hole and the plane down
 # with mroce_swnic running both devices)
-step guest-fabric-swnic needs=module,provider,rig-image fabric_twice ci-fabric-swnic datapath=swnic
+step guest-fabric-swnic needs=module,provider,rig-image \
+  env GUEST_T=600 RUN_NAME=ci-fabric-swnic tests/vm/fabric.sh --boot datapath=swnic
 # kernel ULPs on mroce (issue 11): NVMe-oF and NFS over RDMA, in the
 # storage image (fio, nvme-cli, NFS tools: RIG_STORAGE=1)
 step rig-storage needs=rig-fetch \
