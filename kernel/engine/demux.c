@@ -420,6 +420,18 @@ struct mre_conn *mre_ep_rx(struct mre_ep *ep, u64 now, const struct mre_rx *rx)
 			ep->ctr.drop_foreign++;
 			return c;	/* held: the caller lets go of it */
 		}
+		/*
+		 * Our end failed and the peer's has not heard: it would wait
+		 * for dead_ns (or for ever, owed nothing it sends). Tell it,
+		 * as a node that freed the connection would: the RESET names
+		 * our id, which only it (and its path) knows.
+		 */
+		if (c->state == MRE_CONN_FAILED && pkt.type != MRE_T_RETRY &&
+		    pkt.type != MRE_T_ACCEPT) {
+			ep->ctr.drop_state++;
+			send_reset(ep, now, rx, &pkt);
+			return c;	/* held: the caller lets go of it */
+		}
 		now = mre_conn_clock(c, now);
 		if (pkt.type == MRE_T_ACCEPT && c->state == MRE_CONN_CONNECTING)
 			learn_planes(c, &pkt, now);

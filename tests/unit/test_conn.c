@@ -1499,6 +1499,32 @@ MRE_TEST(conn_peer_failed_end)
 	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
 }
 
+/*
+ * The same, and the peer's end tells: the first packet of ours that its
+ * FAILED connection receives draws a RESET naming its id, so ours fails
+ * within a round trip (RESET), not after dead_ns (50 ms here).
+ */
+MRE_TEST(conn_peer_failed_resets)
+{
+	struct mre_config cfg;
+	struct rig r;
+	u64 t0;
+
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
+	mre_conn_fail(&r.p->c[1], MRE_ST_RETRY_EXC, MRE_TR_CONN_FAIL,
+		      MRE_TRW_DEAD);
+	t0 = r.p->now;
+	write(&r, 0, 8 * KB, 2);
+	while (r.p->c[0].state != MRE_CONN_FAILED && pair_step(r.p))
+		;
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_FAILED);
+	MRE_EXPECT_LE(test, r.p->now - t0, 1000000);
+	MRE_EXPECT_EQ(test, r.p->n[0].tr[MRE_TR_CONN_RESET][MRE_TRW_NONE], 1);
+	MRE_EXPECT_EQ(test, r.a->fatal, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_GE(test, r.p->n[1].ep.ctr.reset_tx, 1);
+	MRE_EXPECT_GE(test, r.p->n[1].ep.ctr.drop_state, 1);
+}
+
 /* node 1's DATA (READ responses) lost; everything else goes */
 static bool hook_drop_data_1(struct pair *p, u32 from,
 			     const struct pair_pkt *pk, u64 n, u64 *extra)
@@ -1977,6 +2003,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_handshake),
 	  MRE_CASE(conn_accept_again_same_isn),
 	  MRE_CASE(conn_peer_failed_read_owed),
+	  MRE_CASE(conn_peer_failed_resets),
 	  MRE_CASE(conn_owed_young_request),
 	  MRE_CASE(conn_planes_proven),
 	  MRE_CASE(conn_read_far_rdsn_refused),
