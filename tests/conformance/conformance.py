@@ -8,10 +8,16 @@ checks what it sends back (or does not) against the requirements of
 Documentation/protocol.md, id by id. See tests/conformance/README.md.
 
     conformance.py [--iut HOST:PORT] [--ep PATH] [--out DIR] [--quiet]
+    conformance.py --iut HOST:PORT --port PORT --src-pool A.B.C.D-N
 
 Without --iut it starts `mroce-ep server PORT` on 127.0.0.1 itself.
+With --src-pool (node per address): every tester socket binds the next
+address of the pool and the MetaRoCE port, for an IUT that knows a node by
+its address alone and replies to its MetaRoCE port (the kernel module).
 """
 import argparse
+import errno
+import ipaddress
 import json
 import os
 import random
@@ -39,16 +45,87 @@ class CheckFailed(Exception):
     pass
 
 
+class SetupError(Exception):
+    """The run cannot go on: the pool is used up, or an address of it
+    cannot be bound. Not a finding about the IUT."""
+
+
+class Pool:
+    """--src-pool: the local addresses a node-per-address run takes, each
+    once (the IUT keeps state per address). A.B.C.D-N (the last field
+    from D to N), A.B.C.D-E.F.G.H, a CIDR (its hosts), or one address;
+    the IUT's own address is left out."""
+
+    def __init__(self, spec, iut_host):
+        self.spec = spec
+        first, dash, last = spec.partition("-")
+        try:
+            if "/" in spec:
+                net = ipaddress.ip_network(spec, strict=False)
+                hosts = list(net.hosts()) if net.num_addresses > 2 else list(net)
+            elif dash:
+                lo = ipaddress.ip_address(first)
+                if "." in last or ":" in last:
+                    hi = ipaddress.ip_address(last)
+                elif lo.version == 4:
+                    hi = ipaddress.ip_address(first.rsplit(".", 1)[0] + "." + last)
+                else:
+                    hi = ipaddress.ip_address(first.rsplit(":", 1)[0] + ":" + last)
+                if hi.version != lo.version or hi < lo:
+                    raise ValueError("%s is not after %s" % (hi, lo))
+                hosts = [ipaddress.ip_address(int(lo) + i)
+                         for i in range(int(hi) - int(lo) + 1)]
+            else:
+                hosts = [ipaddress.ip_address(spec)]
+        except ValueError as e:
+            raise SystemExit("conformance: --src-pool %s: %s (A.B.C.D-N, "
+                             "A.B.C.D-E.F.G.H or a CIDR)" % (spec, e))
+        iut = iut_host.strip("[]")
+        self.addrs = [str(a) for a in hosts if str(a) != iut]
+        self.used = 0
+        if not self.addrs:
+            raise SystemExit("conformance: --src-pool %s holds no address "
+                             "(but the IUT's)" % spec)
+
+    def take(self):
+        if self.used >= len(self.addrs):
+            raise SetupError(
+                "--src-pool %s is used up: its %d addresses are taken (each "
+                "tester node needs an address of its own, never reused in a "
+                "run); give a larger pool or fewer checks (--only)" %
+                (self.spec, len(self.addrs)))
+        self.used += 1
+        return self.addrs[self.used - 1]
+
+
 class Peer:
-    """One tester socket: a source (address, port) of its own."""
+    """One tester socket: a source (address, port) of its own. By default
+    an ephemeral port; in node-per-address mode (bind = (address of the
+    pool, the MetaRoCE port)) an address of its own."""
     seen = []      # every datagram any Peer received from the IUT
 
-    def __init__(self, iut, bind=None):
+    def __init__(self, iut, bind=None, node=False):
         self.iut = iut
+        self.node = node   # the IUT is matched by address only (below)
         fam = socket.AF_INET6 if ":" in iut[0] else socket.AF_INET
         self.s = socket.socket(fam, socket.SOCK_DGRAM)
         self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
-        self.s.bind((bind or "", 0))
+        if not isinstance(bind, tuple):
+            bind = (bind or "", 0)
+        try:
+            self.s.bind(bind)
+        except OSError as e:
+            self.s.close()
+            if e.errno == errno.EADDRNOTAVAIL:
+                raise SetupError("cannot bind %s:%d: not an address of this "
+                                 "host (add the pool, e.g. `ip addr add %s/32 "
+                                 "dev IFACE`)" % (bind[0], bind[1], bind[0]))
+            if e.errno == errno.EADDRINUSE:
+                raise SetupError("cannot bind %s:%d: in use (a MetaRoCE "
+                                 "endpoint on this host holding the port on "
+                                 "every address? run the suite in a netns "
+                                 "of its own)" % bind[:2])
+            raise SetupError("cannot bind %s:%d: %s" % (bind[0], bind[1], e))
         self.addr = self.s.getsockname()
 
     def close(self):
@@ -83,7 +160,10 @@ class Peer:
                 raise CheckFailed("no %s within %d ms" % (what, secs * 1000))
             for p in self.recv_for_one(left):
                 if pred(p):
-                    if p.src[:2] != self.iut[:2]:
+                    # node per address: the IUT's source port is a path's
+                    # entropy (section 3), so only its address is known
+                    if (p.src[0] != self.iut[0] if self.node
+                            else p.src[:2] != self.iut[:2]):
                         raise CheckFailed("%s came from %s, not the IUT %s" %
                                           (what, p.src, self.iut))
                     return p
@@ -184,7 +264,13 @@ def c_retry(ctx):
     if p.others:
         raise CheckFailed("also sent %s" % [q.name for q in p.others])
     p.silent("a CONNECT without a cookie (after its RETRY)")
-    return "RETRY %d B for a %d B CONNECT" % (r.len, len(req))
+    note = "RETRY %d B for a %d B CONNECT" % (r.len, len(req))
+    if ctx.node:
+        # the CONNECT's source port is the MetaRoCE port here: "to the
+        # source port" (5.1) and "to the MetaRoCE port" (11.2) are one port
+        note += "; its source port is the MetaRoCE port %d: which port " \
+            "the IUT answers is not told apart" % ctx.port
+    return note
 
 
 @check("retry-unlimited", ["MR-5.1-5"],
@@ -224,7 +310,8 @@ def c_cookie_bound(ctx):
     if q.type != w.RETRY:
         raise CheckFailed("a cookie given to %s was taken from %s (ACCEPT)" %
                           (p.addr, other.addr))
-    return "other source: %s:%d" % other.addr[:2]
+    return "other source: %s:%d%s" % (other.addr[:2] + (
+        " (another node)" if ctx.node else "",))
 
 
 @check("accept", ["MR-5.1-8", "MR-4.4-2", "MR-4.1-2"],
@@ -431,17 +518,24 @@ def c_restart(ctx):
 
 
 @check("foreign-source", ["MR-11.1-7"],
-       "a PROBE with a known CID from another source is dropped: no ACK "
-       "to either source")
+       "a PROBE and an ACK with a known CID from another source are dropped: "
+       "no ACK to either source, and no RESET (the CID is known)")
 def c_foreign(ctx):
     c = Conn(ctx.peer())
     c.open()
     other = ctx.peer(alt=True)
+    # the PROBE (28 B) would draw nothing for an unknown CID either; the
+    # ACK (100 B) tells "dropped as foreign" from "taken for unknown": the
+    # latter draws a RESET (5.2), the former must draw nothing (11.1)
     other.send(w.probe(c.iut_cid, 0))
+    other.send(w.ack(c.iut_cid))
     got = other.recv_for(SILENCE) + c.peer.recv_for(0.01)
     if got:
-        raise CheckFailed("a PROBE from another source drew %s" % [q.name for q in got])
+        raise CheckFailed("a PROBE and an ACK from another source drew %s" %
+                          [q.name for q in got])
     c.alive()
+    if ctx.node:
+        return "another source: another node, %s" % other.addr[0]
 
 
 # Malformed datagrams: each one a valid packet but for one thing, and of a
@@ -648,14 +742,25 @@ LEVELS = {"MR-4.3-1": "SHOULD", "MR-5.2-3": "SHOULD"}
 
 
 class Ctx:
-    def __init__(self, iut, alt_src):
+    """What a check gets: peer() makes its tester sockets. By default each
+    a new ephemeral port (alt: on --alt-src); with a pool (node per
+    address) each the next address of the pool on the MetaRoCE port, and
+    "another source" is just another peer."""
+
+    def __init__(self, iut, alt_src, pool=None, port=None):
         self.iut = iut
         self.alt_src = alt_src
+        self.pool = pool
+        self.port = port
+        self.node = pool is not None
         self.peers = []
         self.cids = []
 
     def peer(self, alt=False):
-        p = Peer(self.iut, self.alt_src if alt else None)
+        if self.pool:
+            p = Peer(self.iut, (self.pool.take(), self.port), node=True)
+        else:
+            p = Peer(self.iut, self.alt_src if alt else None)
         self.peers.append(p)
         return p
 
@@ -665,33 +770,40 @@ class Ctx:
         self.peers = []
 
 
-def run(iut, alt_src, only=None, tier=2):
-    """[(ids, check name, result, note)]"""
+def run(iut, alt_src, only=None, tier=2, pool=None, port=None):
+    """([(ids, check name, result, note)], a SetupError that stopped the
+    run or None)"""
     results = []
-    for name, ids, text, fn in CHECKS[:TIER1 if tier == 1 else len(CHECKS)]:
-        if only and name not in only:
-            continue
-        ctx = Ctx(iut, alt_src)
+    todo = [c for c in CHECKS[:TIER1 if tier == 1 else len(CHECKS)]
+            if not only or c[0] in only]
+    if not only or "malformed" in only:
+        todo.append(("malformed", None, None, None))
+    for name, ids, text, fn in todo:
+        ctx = Ctx(iut, alt_src, pool, port)
         try:
+            if fn is None:
+                for mids, why, res, note in run_malformed(ctx):
+                    results.append((mids, "malformed: " + why, res, note))
+                continue
             note = fn(ctx) or ""
             res = "pass"
         except CheckFailed as e:
             res, note = "fail", str(e)
+        except SetupError as e:
+            # not the IUT's fault: the run stops here, and says why
+            results.append((ids or ["MR-11.1-1"], name, "fail",
+                            "not run: %s" % e))
+            return results, e
         finally:
             ctx.close()
         results.append((ids, name, res, note))
-    if not only or "malformed" in only:
-        ctx = Ctx(iut, alt_src)
-        for ids, why, res, note in run_malformed(ctx):
-            results.append((ids, "malformed: " + why, res, note))
-        ctx.close()
     # the sender's rules on everything the IUT sent during the run
     bad = [(rid, "%s: %s" % (p.name, why)) for p in Peer.seen for rid, why in p.bad]
     for rid in ("MR-4.1-1", "MR-4-1", "MR-4.2-1", "MR-4.2-2"):
         mine = [t for r, t in bad if r == rid]
         results.append(([rid], "every datagram the IUT sent (%d)" % len(Peer.seen),
                         "fail" if mine else "pass", "; ".join(sorted(set(mine)))[:300]))
-    return results
+    return results, None
 
 
 def start_ep(ep):
@@ -718,7 +830,17 @@ def main():
     ap.add_argument("--ep", default=os.path.join(TOP, "build", "ep", "mroce-ep"))
     ap.add_argument("--alt-src", default=None,
                     help="a second local address for the checks that need "
-                    "'another source' (default: the same address, another port)")
+                    "'another source' (default: the same address, another "
+                    "port; not with --src-pool)")
+    ap.add_argument("--src-pool", default=None, metavar="POOL",
+                    help="node per address: local addresses, one per tester "
+                    "node, each used once in a run (A.B.C.D-N, A.B.C.D-E.F.G.H "
+                    "or a CIDR); for an IUT that knows a node by its address "
+                    "alone and replies to its MetaRoCE port (the kernel module)")
+    ap.add_argument("--port", type=int, default=None,
+                    help="with --src-pool: the MetaRoCE port every tester "
+                    "socket binds, where the IUT's replies go (default: the "
+                    "IUT's port)")
     ap.add_argument("--out", default=os.path.join(TOP, "build", "conformance"))
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--only", action="append", help="run only this check (repeatable)")
@@ -727,6 +849,17 @@ def main():
                     "without mroce-ep's side channel, such as the kernel module); "
                     "2: also the data checks (default)")
     args = ap.parse_args()
+    if args.src_pool and args.alt_src:
+        ap.error("--alt-src has no use with --src-pool: another source is "
+                 "the next address of the pool")
+    if args.port is not None and not args.src_pool:
+        ap.error("--port needs --src-pool (one address cannot hold the "
+                 "port for several tester nodes at once)")
+    if args.src_pool and args.port is None and not args.iut:
+        ap.error("--src-pool with the suite's own mroce-ep needs --port: "
+                 "mroce-ep holds its port on every address")
+    if args.port is not None and not 0 < args.port < 65536:
+        ap.error("--port %d out of range" % args.port)
 
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     rng.seed(seed)
@@ -739,17 +872,31 @@ def main():
         proc, port = start_ep(args.ep)
         iut = ("127.0.0.1", port)
         name = "mroce-ep server %d" % port
+    pool = None
+    if args.src_pool:
+        pool = Pool(args.src_pool, iut[0])
+        port = args.port if args.port is not None else iut[1]
+        name += " (node per address: %s, port %d)" % (args.src_pool, port)
     t0 = time.monotonic()
     try:
-        results = run(iut, args.alt_src, args.only, args.tier)
+        results, err = run(iut, args.alt_src, args.only, args.tier, pool,
+                           args.port if args.port is not None else iut[1])
     finally:
         if proc:
             proc.terminate()
             proc.wait()
-    report(results, name, seed, args.out, time.monotonic() - t0)
+    if pool:
+        print("conformance: %d of the %d addresses of --src-pool used" %
+              (pool.used, len(pool.addrs)), file=sys.stderr)
+    rc = report(results, name, seed, args.out, time.monotonic() - t0,
+                "node per address" if pool else "port per node")
+    if err:
+        print("conformance: stopped: %s" % err, file=sys.stderr)
+        rc = 2
+    sys.exit(rc)
 
 
-def report(results, name, seed, outdir, secs):
+def report(results, name, seed, outdir, secs, mode="port per node"):
     reqs = all_reqs()
 
     def level(rid):
@@ -780,7 +927,7 @@ def report(results, name, seed, outdir, secs):
         for r in rows:
             f.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r) + "\n")
     with open(os.path.join(outdir, "results.json"), "w") as f:
-        json.dump({"iut": name, "seed": seed, "tier": 2,
+        json.dump({"iut": name, "seed": seed, "tier": 2, "mode": mode,
                    "requirements": [dict(zip(("id", "level", "result", "note"), r))
                                     for r in rows],
                    "checks": [{"name": c, "ids": i, "result": r, "note": n}
@@ -798,7 +945,7 @@ def report(results, name, seed, outdir, secs):
     print("\nchecks: %d run, %d failed; requirements: %d n/a; results in %s" % (
         len(results), nc, sum(1 for r in rows if r[2] == "n/a"), outdir))
     print("%d passed, %d failed" % (np, nf))
-    sys.exit(1 if nmust else 0)
+    return 1 if nmust else 0
 
 
 if __name__ == "__main__":

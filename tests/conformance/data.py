@@ -169,7 +169,11 @@ class Stream:
         self.msn = self.rdsn = 0
         port = link.peer.addr[1]
         try:
-            self.tcp = socket.create_connection(link.peer.iut[:2], timeout=2)
+            # node per address: the IUT takes the TCP peer's address for
+            # the node's, so the side channel leaves from the UDP socket's
+            src = (link.peer.addr[0], 0) if link.peer.node else None
+            self.tcp = socket.create_connection(link.peer.iut[:2], timeout=2,
+                                                source_address=src)
             self.tcp.sendall(struct.pack(">4I", MAGIC, port, self.qpn, size))
             got = b""
             while len(got) < 20:
