@@ -266,8 +266,8 @@ def c_retry(ctx):
     p.silent("a CONNECT without a cookie (after its RETRY)")
     note = "RETRY %d B for a %d B CONNECT" % (r.len, len(req))
     if ctx.node:
-        # the CONNECT's source port is the MetaRoCE port here: "to the
-        # source port" (5.1) and "to the MetaRoCE port" (11.2) are one port
+        # the CONNECT's source port is the MetaRoCE port here: the
+        # source port and the MetaRoCE port (5.1, step 2) are one port
         note += "; its source port is the MetaRoCE port %d: which port " \
             "the IUT answers is not told apart" % ctx.port
     return note
