@@ -494,6 +494,23 @@ def c_reset_right(ctx):
     d.alive("the reopened connection")
 
 
+@check("reset-failed", ["MR-5.3-5", "MR-5.3-3"],
+       "once our RESET failed the IUT's end, an ACK (as long as a RESET or "
+       "longer) on it draws a RESET naming the IUT's CID, whether the IUT "
+       "kept the failed connection or freed it")
+def c_reset_failed(ctx):
+    c = Conn(ctx.peer())
+    c.open()
+    c.alive()
+    c.peer.send(w.reset(c.cid))
+    c.peer.silent("the RESET")
+    c.peer.send(w.ack(c.iut_cid, tsn_cum=c.isn))
+    r = c.peer.expect("RESET", is_type(w.RESET))
+    if r.cid != c.iut_cid:
+        raise CheckFailed("RESET names %x, not the failed connection's %x" %
+                          (r.cid, c.iut_cid))
+
+
 @check("restart-challenge", ["MR-5.2-1", "MR-5.2-2"],
        "a CONNECT with another src_cid on an established connection draws "
        "an ACK to the old CID and no ACCEPT; the RESET naming the old CID "
@@ -738,7 +755,8 @@ def all_reqs():
 
 
 # levels of the ids the checks name, for a run outside the tree
-LEVELS = {"MR-4.3-1": "SHOULD", "MR-5.2-3": "SHOULD"}
+LEVELS = {"MR-4.3-1": "SHOULD", "MR-5.2-3": "SHOULD", "MR-5.3-5": "SHOULD",
+          "MR-5.3-3": "MAY"}
 
 
 class Ctx:
