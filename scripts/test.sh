@@ -12,8 +12,9 @@
 #        once (scripts/vm/build-debug-kernel.sh, about an hour on 2 cores),
 #        its images and make module-debug; guest time limits x5 + 150 s; a
 #        step fails on any report in the guest's log. Leaves out the host
-#        tests, KUnit, the packages test (Debian's kernel) and pyverbs (no
-#        python image for it). Not CI's: hours, not minutes.
+#        tests, KUnit, the packages test (Debian's kernel), pyverbs and the
+#        guest conformance run (no python image for it). Not CI's: hours,
+#        not minutes.
 #   env: TEST_SKIP="kunit guest ..."  steps to leave out (names as printed)
 #        (rdma-core's Python tests on mroce and rxe run in steps rig-python and
 #        pyverbs: TEST_SKIP="rig-python pyverbs" leaves them out)
@@ -30,7 +31,7 @@ case "${1:-}" in
 esac
 if [ "$DEBUGK" = 1 ]; then
   export RIG_DEBUG_KERNEL=1
-  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages rig-python pyverbs"
+  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages rig-python pyverbs guest-conformance"
 fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -142,6 +143,10 @@ step rig-python needs=rig-fetch \
 step pyverbs needs=module,provider,rig-python \
   scripts/vm/run-guest.sh -y -P -t 2400 -n ci-pyverbs \
     -f scripts/vm/stage/usr/share/doc/rdma-core/tests tests/vm/pyverbs.sh
+# the conformance suite's tier 1 against the kernel module (issue 33):
+# the suite in a netns of its own, a node per address (tests/vm/conformance.sh)
+step guest-conformance needs=module,rig-python \
+  scripts/vm/run-guest.sh -y -P -f tests/conformance -t 300 -n ci-conformance tests/vm/conformance.sh
 step kunit needs=setup tests/kunit/run.sh
 
 echo "##### total $(el "$T0") s"
