@@ -35,18 +35,35 @@ u64 mep_now(void)
 	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
 }
 
-struct mre_addr mep_name(const struct sockaddr_in *sa)
+struct mre_addr mep_name(const struct mep *ep, const struct sockaddr_in *sa)
 {
 	struct mre_addr a = { .family = MRE_AF_INET6 };
 
+	if (ep->node) {
+		/* the kernel glue's name of an IPv4 node: its address alone */
+		a.family = MRE_AF_INET;
+		memcpy(a.a, &sa->sin_addr.s_addr, 4);
+		return a;
+	}
 	memcpy(a.a, name_prefix, sizeof(name_prefix));
 	memcpy(a.a + 10, &sa->sin_port, 2);
 	memcpy(a.a + 12, &sa->sin_addr.s_addr, 4);
 	return a;
 }
 
-int mep_unname(const struct mre_addr *a, struct sockaddr_in *sa)
+int mep_unname(const struct mep *ep, const struct mre_addr *a,
+	       struct sockaddr_in *sa)
 {
+	if (ep->node) {
+		/* every node listens on the MetaRoCE port: ours */
+		if (a->family != MRE_AF_INET)
+			return -EINVAL;
+		memset(sa, 0, sizeof(*sa));
+		sa->sin_family = AF_INET;
+		sa->sin_port = ep->local.sin_port;
+		memcpy(&sa->sin_addr.s_addr, a->a, 4);
+		return 0;
+	}
 	if (a->family != MRE_AF_INET6 ||
 	    memcmp(a->a, name_prefix, sizeof(name_prefix)))
 		return -EINVAL;
@@ -94,7 +111,7 @@ struct mep_peer *mep_peer_get(struct mep *ep, const struct mre_addr *name,
 		if (!p->c && !free_slot)
 			free_slot = p;
 	}
-	if (!create || mep_unname(name, &sa))
+	if (!create || mep_unname(ep, name, &sa))
 		return NULL;
 	if (!free_slot)
 		free_slot = peer_reclaim(ep);
@@ -192,7 +209,7 @@ static int rx_batch(struct mep *ep)
 	for (i = 0; i < n; i++) {
 		struct mre_rx rx = {
 			.buf = iov[i].iov_base, .len = msg[i].msg_len,
-			.src = mep_name(&from[i]), .dst = ep->name,
+			.src = mep_name(ep, &from[i]), .dst = ep->name,
 			.src_port = ntohs(from[i].sin_port),
 		};
 		struct mre_conn *c;
@@ -344,6 +361,9 @@ static int ep_socket(struct mep *ep, const char *addr, uint16_t port)
 	ep->local.sin_port = htons(port);
 	if (addr && *addr && inet_pton(AF_INET, addr, &ep->local.sin_addr) != 1)
 		return -EINVAL;
+	/* a node is its address: the wildcard names no one */
+	if (ep->node && !ep->local.sin_addr.s_addr)
+		return -EDESTADDRREQ;
 	ep->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (ep->fd < 0)
 		return -errno;
@@ -352,7 +372,7 @@ static int ep_socket(struct mep *ep, const char *addr, uint16_t port)
 	if (bind(ep->fd, (struct sockaddr *)&ep->local, sizeof(ep->local)) ||
 	    getsockname(ep->fd, (struct sockaddr *)&ep->local, &sl))
 		return -errno;
-	ep->name = mep_name(&ep->local);
+	ep->name = mep_name(ep, &ep->local);
 	return 0;
 }
 
@@ -365,6 +385,13 @@ static u64 env_u64(const char *name, u64 dflt)
 
 struct mep *mep_create(const char *addr, uint16_t port, int *err)
 {
+	return mep_create_flags(addr, port,
+				env_u64("MEP_NODE", 0) ? MEP_F_NODE : 0, err);
+}
+
+struct mep *mep_create_flags(const char *addr, uint16_t port, unsigned flags,
+			     int *err)
+{
 	struct mep *ep = calloc(1, sizeof(*ep));
 	struct mre_config cfg;
 	u64 seed = 0;
@@ -373,6 +400,13 @@ struct mep *mep_create(const char *addr, uint16_t port, int *err)
 	if (!ep)
 		goto fail;
 	ep->fd = -1;
+	r = -EINVAL;
+	if (flags & ~MEP_F_NODE)
+		goto fail;
+	ep->node = flags & MEP_F_NODE;
+	if (ep->node && !port)
+		port = MEP_NODE_PORT;
+	r = -ENOMEM;
 	ep->tx = calloc(MEP_BATCH, sizeof(*ep->tx));
 	ep->rx = malloc((size_t)MEP_BATCH * MEP_RX_MAX);
 	if (!ep->tx || !ep->rx)

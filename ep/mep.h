@@ -7,6 +7,12 @@
  * engine by a synthetic IPv6 address that holds both: fd6d:6570::PORT:A.B.C.D
  * (mep_name()). It also keeps the engine's refusal of 127/8 sources from
  * refusing two endpoints that talk over loopback.
+ *
+ * In node mode (MEP_F_NODE) the endpoint is a MetaRoCE node like the kernel
+ * module's: bound to one IPv4 address on the MetaRoCE port, it names each
+ * peer by its IPv4 address (MRE_AF_INET, as kernel/net.c does), sends to
+ * that address on its own port (every node's) and takes a datagram from
+ * any source port as its address's.
  */
 #ifndef MEP_H
 #define MEP_H
@@ -75,6 +81,7 @@ struct mep {
 	struct mre_ep eng;
 	int fd;
 	struct sockaddr_in local;
+	bool node;		/* MEP_F_NODE */
 	struct mre_addr name;	/* ours, as the engine sees it */
 	u64 rng;		/* the engine's randomness (splitmix64) */
 	u64 drop_rng;		/* the loss knob's, separate */
@@ -96,8 +103,9 @@ extern const struct mre_ops mep_ops;
 
 u64 mep_rand(u64 *state);
 /* the engine's name of @sa (see above) and back */
-struct mre_addr mep_name(const struct sockaddr_in *sa);
-int mep_unname(const struct mre_addr *a, struct sockaddr_in *sa);
+struct mre_addr mep_name(const struct mep *ep, const struct sockaddr_in *sa);
+int mep_unname(const struct mep *ep, const struct mre_addr *a,
+	       struct sockaddr_in *sa);
 /* the peer for @name, or a new one (NULL when the table is full) */
 struct mep_peer *mep_peer_get(struct mep *ep, const struct mre_addr *name,
 			      bool create);

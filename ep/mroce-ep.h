@@ -64,9 +64,33 @@ struct mep_wc {
  *   MEP_SEED      seed of the endpoint's random numbers (default: getrandom)
  *   MEP_DROP_PPM  drop this many outgoing datagrams per million, at random
  *                 (loss injection for tests; default 0)
+ *   MEP_NODE      1: node mode (MEP_F_NODE below)
  * Returns NULL with *err set (may be NULL) on failure.
  */
 struct mep *mep_create(const char *addr, uint16_t port, int *err);
+
+/* the MetaRoCE port of the kernel module (its udp_port parameter) */
+#define MEP_NODE_PORT	4796
+
+/*
+ * mep_create_flags(): flags
+ *   MEP_F_NODE    node mode: the endpoint is a MetaRoCE node, as the kernel
+ *                 module is one. @addr is required (the node's IPv4
+ *                 address); @port is the MetaRoCE port (0: MEP_NODE_PORT),
+ *                 every peer's too. Peers are named by their address alone:
+ *                 datagrams go to peer:@port, and a datagram from any source
+ *                 port is the address's. So one node per address, and no
+ *                 127/8 peers (the engine refuses them as sources).
+ *                 mep_qp_connect() ignores its @port. ep/README, "Names".
+ */
+#define MEP_F_NODE	1u
+
+/*
+ * mep_create() with @flags (MEP_F_*). mep_create() itself is this with
+ * MEP_F_NODE when the environment has MEP_NODE=1, else with none.
+ */
+struct mep *mep_create_flags(const char *addr, uint16_t port, unsigned flags,
+			     int *err);
 
 /* Close the socket, destroy every QP and connection, free everything. */
 void mep_destroy(struct mep *ep);
@@ -96,7 +120,7 @@ uint32_t mep_qp_num(const struct mep_qp *qp);
 
 /*
  * Connect @qp to QP @remote_qpn of the endpoint at @host:@port (dotted
- * IPv4 or a name). @mtu: payload bytes per packet, 256..4096 (0: 4096).
+ * IPv4 or a name; in node mode the node @host, @port ignored). @mtu: payload bytes per packet, 256..4096 (0: 4096).
  * The connection to that endpoint is opened by mep_poll() as needed;
  * work may be posted at once. Returns 0 or a negative errno.
  */

@@ -105,7 +105,7 @@ static void o_reply(struct mre_ep *e, const struct mre_rx *rx, const u8 *pkt,
 {
 	struct sockaddr_in to;
 
-	if (!mep_unname(&rx->src, &to))
+	if (!mep_unname(ep_of(e), &rx->src, &to))
 		mep_tx(ep_of(e), &to, pkt, len, NULL, 0);
 }
 

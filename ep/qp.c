@@ -106,10 +106,10 @@ int mep_qp_connect(struct mep_qp *qp, const char *host, uint16_t port,
 		return -EISCONN;
 	if (a.mtu < 256 || a.mtu > MRE_MAX_PAYLOAD)
 		return -EINVAL;
-	r = resolve(host, port, &sa);
+	r = resolve(host, qp->ep->node ? 0 : port, &sa);
 	if (r)
 		return r;
-	name = mep_name(&sa);
+	name = mep_name(qp->ep, &sa);
 	p = mep_peer_get(qp->ep, &name, true);
 	if (!p)
 		return -ENOSPC;

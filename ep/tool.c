@@ -2,15 +2,22 @@
 /*
  * mroce-ep: a verified transfer between two libmroce-ep endpoints.
  *
- *   mroce-ep server PORT [-1]
- *   mroce-ep client HOST PORT [-n OPS] [-s SIZE]
+ *   mroce-ep server PORT [-1] [--node ADDR[:UDPPORT]]
+ *   mroce-ep client HOST PORT [-n OPS] [-s SIZE] [--node ADDR[:UDPPORT]]
  *
  * The server listens on UDP PORT (MetaRoCE) and TCP PORT (the side channel
  * that exchanges QP numbers and the rkey). For each client it registers a
  * SIZE buffer; the client WRITEs SIZE random bytes into it, READs them back
- * and checks every byte, OPS times. -1: the server serves one client, then
- * exits (0 when the client's QP worked). Exit status 0 only when every
- * operation succeeded and every byte came back.
+ * and checks every byte, OPS times; then (SIZE >= 8) a fetch-and-add and a
+ * compare-and-swap on the buffer's first 8 bytes, checked against what it
+ * wrote and read back. -1: the server serves one client, then exits (0
+ * when the client's QP worked). Exit status 0 only when every operation
+ * succeeded and every byte came back.
+ *
+ * --node: node mode (MEP_F_NODE), as a peer of the kernel module: MetaRoCE
+ * on ADDR:UDPPORT (default 4796), peers named by address; PORT is then the
+ * TCP side channel's alone, whose client binds ADDR so that the server
+ * learns the client node's address from the connection.
  */
 #define _GNU_SOURCE
 #include "mroce-ep.h"
@@ -92,6 +99,15 @@ static int wait_wc(struct mep *ep, uint64_t wr_id, double limit_s)
 /* ------------------------------------------------------------------------ */
 /* server                                                                     */
 
+/* the endpoint: node mode when @node is an address */
+static struct mep *ep_open(const char *node, uint16_t node_port,
+			   uint16_t port, int *err)
+{
+	if (node)
+		return mep_create_flags(node, node_port, MEP_F_NODE, err);
+	return mep_create(NULL, port, err);
+}
+
 static int listen_tcp(uint16_t port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
@@ -162,19 +178,24 @@ out:
 	return r;
 }
 
-static int server(uint16_t port, int once)
+static int server(uint16_t port, int once, const char *node,
+		  uint16_t node_port)
 {
 	struct mep *ep;
 	int lfd, err = 0, r = 0;
 
-	ep = mep_create(NULL, port, &err);
+	ep = ep_open(node, node_port, port, &err);
 	lfd = listen_tcp(port);
 	if (!ep || lfd < 0) {
 		fprintf(stderr, "mroce-ep: port %u: %s\n", port,
 			strerror(ep ? errno : -err));
+		mep_destroy(ep);
+		if (lfd >= 0)
+			close(lfd);
 		return 1;
 	}
-	printf("listening on UDP and TCP port %u\n", port);
+	printf("listening on UDP port %u and TCP port %u%s%s\n", mep_port(ep),
+	       port, node ? ", node " : "", node ? node : "");
 	fflush(stdout);
 	for (;;) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
@@ -204,8 +225,9 @@ static int server(uint16_t port, int once)
 /* ------------------------------------------------------------------------ */
 /* client                                                                     */
 
-static int dial(const char *host, uint16_t port)
+static int dial(const char *host, uint16_t port, const char *node)
 {
+	struct sockaddr_in me = { .sin_family = AF_INET };
 	struct addrinfo hints = { .ai_family = AF_INET,
 				  .ai_socktype = SOCK_STREAM };
 	struct addrinfo *res;
@@ -213,12 +235,16 @@ static int dial(const char *host, uint16_t port)
 	int i, fd;
 
 	snprintf(ps, sizeof(ps), "%u", port);
+	if (node && inet_pton(AF_INET, node, &me.sin_addr) != 1)
+		return -1;
 	if (getaddrinfo(host, ps, &hints, &res))
 		return -1;
 	/* the server may be starting: try for five seconds */
 	for (i = 0; i < 50; i++) {
 		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 && !connect(fd, res->ai_addr, res->ai_addrlen))
+		if (fd >= 0 &&
+		    (!node || !bind(fd, (struct sockaddr *)&me, sizeof(me))) &&
+		    !connect(fd, res->ai_addr, res->ai_addrlen))
 			break;
 		if (fd >= 0)
 			close(fd);
@@ -268,6 +294,51 @@ static int one_op(struct run *x, uint64_t *seed)
 	return 0;
 }
 
+/* one atomic; returns the old value through *@orig, 0 or -1 */
+static int one_atomic(struct run *x, uint64_t id, int cas, uint64_t cmp,
+		      uint64_t add, uint64_t *orig)
+{
+	int st;
+
+	if (mep_post_atomic(x->qp, id, orig, x->raddr, x->rkey, cas, cmp, add))
+		return -1;
+	st = wait_wc(x->ep, id, 30);
+	if (st) {
+		fprintf(stderr, "%s: %s\n", cas ? "CMP_SWAP" : "FETCH_ADD",
+			st < 0 ? "timed out" : mep_wc_status_str(st));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After the transfer the peer's first 8 bytes are wbuf's: add to them,
+ * swap them for another value, read that back. Returns the failures.
+ */
+static int atomics(struct run *x)
+{
+	const uint64_t add = 0x0101010101010101ULL, swap = 0x6d65702d6e6f6465ULL;
+	uint64_t id = x->done * 2 + 1000, first, orig = 0, back = 0;
+	int bad = 0;
+
+	memcpy(&first, x->wbuf, 8);
+	if (one_atomic(x, id, 0, 0, add, &orig))
+		return 1;
+	bad += orig != first;
+	if (one_atomic(x, id + 1, 1, first + add, swap, &orig))
+		return 1;
+	bad += orig != first + add;
+	if (mep_post_read(x->qp, id + 2, &back, 8, x->raddr, x->rkey) ||
+	    wait_wc(x->ep, id + 2, 30))
+		return 1;
+	bad += back != swap;
+	if (bad)
+		fprintf(stderr, "atomics: %d of 3 values wrong\n", bad);
+	else
+		printf("atomics: fetch-and-add, compare-and-swap verified\n");
+	return bad;
+}
+
 static int transfer(struct run *x)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
@@ -280,6 +351,8 @@ static int transfer(struct run *x)
 		}
 	}
 	t = now_s() - t0;
+	if (!x->failed && x->done && x->size >= 8 && !(x->raddr & 7))
+		x->failed += atomics(x);
 	printf("%llu ops, %llu bytes verified, %llu corrupted, %llu failed\n",
 	       (unsigned long long)x->done,
 	       (unsigned long long)(x->done * x->size),
@@ -301,18 +374,18 @@ static int transfer(struct run *x)
 }
 
 static int client(const char *host, uint16_t port, uint64_t ops,
-		  uint32_t size)
+		  uint32_t size, const char *node, uint16_t node_port)
 {
 	struct run x = { .ops = ops, .size = size };
 	struct hello h;
 	struct answer a;
 	int fd, err = 0, r = 1;
 
-	x.ep = mep_create(NULL, 0, &err);
+	x.ep = ep_open(node, node_port, 0, &err);
 	x.qp = x.ep ? mep_qp_create(x.ep) : NULL;
 	x.wbuf = malloc(size);
 	x.rbuf = malloc(size);
-	fd = dial(host, port);
+	fd = dial(host, port, node);
 	if (!x.qp || !x.wbuf || !x.rbuf || fd < 0) {
 		fprintf(stderr, "mroce-ep: cannot set up (%s)\n",
 			fd < 0 ? "no server" : strerror(-err));
@@ -342,31 +415,72 @@ out:
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: mroce-ep server PORT [-1]\n"
-		"       mroce-ep client HOST PORT [-n OPS] [-s SIZE]\n");
+	fprintf(stderr, "usage: mroce-ep server PORT [-1] [--node ADDR[:UDPPORT]]\n"
+		"       mroce-ep client HOST PORT [-n OPS] [-s SIZE] "
+		"[--node ADDR[:UDPPORT]]\n");
 	return 2;
+}
+
+/* ADDR[:UDPPORT] into @addr (room for a dotted IPv4) and *@port */
+static int node_arg(const char *arg, char *addr, size_t room, uint16_t *port)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	unsigned long p = MEP_NODE_PORT;
+	char *end;
+
+	if (!len || len >= room)
+		return -1;
+	memcpy(addr, arg, len);
+	addr[len] = 0;
+	if (colon) {
+		p = strtoul(colon + 1, &end, 10);
+		if (*end || !p || p > 65535)
+			return -1;
+	}
+	*port = (uint16_t)p;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	char node_buf[INET_ADDRSTRLEN];
+	const char *node = NULL;
+	uint16_t node_port = MEP_NODE_PORT;
 	uint64_t ops = 1000;
 	uint32_t size = 65536;
-	int i;
+	int i, once = 0, srv, first;
 
-	if (argc >= 3 && !strcmp(argv[1], "server"))
-		return server((uint16_t)atoi(argv[2]),
-			      argc > 3 && !strcmp(argv[3], "-1"));
-	if (argc < 4 || strcmp(argv[1], "client"))
+	if (argc < 3)
 		return usage();
-	for (i = 4; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "-n"))
-			ops = strtoull(argv[i + 1], NULL, 0);
-		else if (!strcmp(argv[i], "-s"))
-			size = (uint32_t)strtoul(argv[i + 1], NULL, 0);
-		else
+	srv = !strcmp(argv[1], "server");
+	if (!srv && (strcmp(argv[1], "client") || argc < 4))
+		return usage();
+	first = srv ? 3 : 4;
+	for (i = first; i < argc; i++) {
+		if (srv && !strcmp(argv[i], "-1")) {
+			once = 1;
+			continue;
+		}
+		if (i + 1 == argc)
 			return usage();
+		if (!strcmp(argv[i], "--node")) {
+			if (node_arg(argv[++i], node_buf, sizeof(node_buf),
+				     &node_port))
+				return usage();
+			node = node_buf;
+		} else if (!srv && !strcmp(argv[i], "-n")) {
+			ops = strtoull(argv[++i], NULL, 0);
+		} else if (!srv && !strcmp(argv[i], "-s")) {
+			size = (uint32_t)strtoul(argv[++i], NULL, 0);
+		} else {
+			return usage();
+		}
 	}
-	if (i != argc || !size || size > MAX_SIZE)
+	if (srv)
+		return server((uint16_t)atoi(argv[2]), once, node, node_port);
+	if (!size || size > MAX_SIZE)
 		return usage();
-	return client(argv[2], (uint16_t)atoi(argv[3]), ops, size);
+	return client(argv[2], (uint16_t)atoi(argv[3]), ops, size, node,
+		      node_port);
 }
