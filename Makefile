@@ -15,7 +15,7 @@
 #   make ring         hostile-provider harness of the kernel's ring rules (tests/ring)
 #   make sim          fabric simulator build/sim/mroce-sim (tests/sim)
 #   make ep           userspace endpoint build/ep/libmroce-ep.a, build/ep/mroce-ep (ep/)
-#   make ep-check     two userspace endpoints over 127.0.0.1, lossless and at 5 % loss
+#   make ep-check     two userspace endpoints over 127.0.0.1, lossless and at 5 % loss; node mode between two netns (root)
 #   make sim-check    simulator scenarios that assert (sanitised build)
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
 #   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
