@@ -132,7 +132,7 @@ $(O)/tests/mroce-peers: tests/vm/peers.c tests/vm/tap.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 
 # the kernel module's side of tests/vm/interop.sh (a libmroce-ep peer)
-$(O)/tests/mroce-epside: tests/vm/epside.c
+$(O)/tests/mroce-epside: tests/vm/epside.c ep/sidechan.h
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 

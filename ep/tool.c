@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "mroce-ep.h"
+#include "sidechan.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
@@ -32,16 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC		0x6d657031u	/* "mep1" */
 #define MAX_SIZE	(64u << 20)
-
-struct hello {			/* client -> server, network order */
-	uint32_t magic, udp_port, qpn, size;
-};
-
-struct answer {			/* server -> client, network order */
-	uint32_t magic, qpn, rkey, addr_hi, addr_lo;
-};
 
 static double now_s(void)
 {
@@ -49,23 +41,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int full_io(int fd, void *buf, size_t len, int wr)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 static uint64_t xorshift(uint64_t *s)
@@ -129,15 +104,15 @@ static int serve(struct mep *ep, int cfd)
 {
 	struct sockaddr_in peer;
 	socklen_t pl = sizeof(peer);
-	struct hello h;
-	struct answer a;
+	struct mep_hello h;
+	struct mep_answer a;
 	struct mep_qp *qp;
 	uint32_t key = 0, size;
 	char host[INET_ADDRSTRLEN];
 	void *buf;
 	int r = 1;
 
-	if (full_io(cfd, &h, sizeof(h), 0) || ntohl(h.magic) != MAGIC ||
+	if (mep_full_io(cfd, &h, sizeof(h), 0) || ntohl(h.magic) != MEP_SIDE_MAGIC ||
 	    getpeername(cfd, (struct sockaddr *)&peer, &pl))
 		return 1;
 	size = ntohl(h.size);
@@ -150,10 +125,11 @@ static int serve(struct mep *ep, int cfd)
 	    mep_qp_connect(qp, host, (uint16_t)ntohl(h.udp_port),
 			   ntohl(h.qpn), 0))
 		goto out;
-	a = (struct answer){ htonl(MAGIC), htonl(mep_qp_num(qp)), htonl(key),
-			     htonl((uint32_t)((uintptr_t)buf >> 32)),
-			     htonl((uint32_t)(uintptr_t)buf) };
-	if (full_io(cfd, &a, sizeof(a), 1))
+	a = (struct mep_answer){ htonl(MEP_SIDE_MAGIC), htonl(mep_qp_num(qp)),
+				 htonl(key),
+				 htonl((uint32_t)((uintptr_t)buf >> 32)),
+				 htonl((uint32_t)(uintptr_t)buf) };
+	if (mep_full_io(cfd, &a, sizeof(a), 1))
 		goto out;
 	printf("client %s:%u qp %u -> %u, %u bytes\n", host,
 	       ntohl(h.udp_port), mep_qp_num(qp), ntohl(h.qpn), size);
@@ -377,8 +353,8 @@ static int client(const char *host, uint16_t port, uint64_t ops,
 		  uint32_t size, const char *node, uint16_t node_port)
 {
 	struct run x = { .ops = ops, .size = size };
-	struct hello h;
-	struct answer a;
+	struct mep_hello h;
+	struct mep_answer a;
 	int fd, err = 0, r = 1;
 
 	x.ep = ep_open(node, node_port, 0, &err);
@@ -391,10 +367,10 @@ static int client(const char *host, uint16_t port, uint64_t ops,
 			fd < 0 ? "no server" : strerror(-err));
 		goto out;
 	}
-	h = (struct hello){ htonl(MAGIC), htonl(mep_port(x.ep)),
-			    htonl(mep_qp_num(x.qp)), htonl(size) };
-	if (full_io(fd, &h, sizeof(h), 1) || full_io(fd, &a, sizeof(a), 0) ||
-	    ntohl(a.magic) != MAGIC ||
+	h = (struct mep_hello){ htonl(MEP_SIDE_MAGIC), htonl(mep_port(x.ep)),
+				htonl(mep_qp_num(x.qp)), htonl(size) };
+	if (mep_full_io(fd, &h, sizeof(h), 1) || mep_full_io(fd, &a, sizeof(a), 0) ||
+	    ntohl(a.magic) != MEP_SIDE_MAGIC ||
 	    mep_qp_connect(x.qp, host, port, ntohl(a.qpn), 0)) {
 		fprintf(stderr, "mroce-ep: the side channel failed\n");
 		goto out;
@@ -402,7 +378,7 @@ static int client(const char *host, uint16_t port, uint64_t ops,
 	x.rkey = ntohl(a.rkey);
 	x.raddr = (uint64_t)ntohl(a.addr_hi) << 32 | ntohl(a.addr_lo);
 	r = transfer(&x);
-	if (full_io(fd, r ? "f" : "k", 1, 1))
+	if (mep_full_io(fd, r ? "f" : "k", 1, 1))
 		r = 1;
 out:
 	if (fd >= 0)

@@ -39,17 +39,10 @@
 #include <sys/socket.h>
 #include <infiniband/verbs.h>
 
-#define MAGIC		0x6d657031u	/* "mep1", as ep/tool.c */
+#include "../../ep/sidechan.h"
+
 #define MAX_SIZE	(64u << 20)
 #define IB_PORT		1
-
-struct hello {			/* client -> server, network order */
-	uint32_t magic, udp_port, qpn, size;
-};
-
-struct answer {			/* server -> client, network order */
-	uint32_t magic, qpn, rkey, addr_hi, addr_lo;
-};
 
 struct side {
 	struct ibv_context *ctx;
@@ -60,23 +53,6 @@ struct side {
 	void *buf;
 	uint32_t size;
 };
-
-static int full_io(int fd, void *buf, size_t len, int wr)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = wr ? write(fd, p, len) : read(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static struct ibv_context *open_dev(const char *name)
 {
@@ -285,12 +261,12 @@ static int serve(struct side *s, int cfd, int limit_s)
 	char host[INET_ADDRSTRLEN], mine[INET_ADDRSTRLEN];
 	const char *state;
 	union ibv_gid g;
-	struct answer a;
-	struct hello h;
+	struct mep_answer a;
+	struct mep_hello h;
 	uint32_t size;
 	int gidx, v, r = 1;
 
-	if (full_io(cfd, &h, sizeof(h), 0) || ntohl(h.magic) != MAGIC ||
+	if (mep_full_io(cfd, &h, sizeof(h), 0) || ntohl(h.magic) != MEP_SIDE_MAGIC ||
 	    getpeername(cfd, (struct sockaddr *)&peer, &pl) ||
 	    getsockname(cfd, (struct sockaddr *)&me, &ml) ||
 	    peer.sin_family != AF_INET) {
@@ -313,11 +289,11 @@ static int serve(struct side *s, int cfd, int limit_s)
 	if (side_init(s, size) ||
 	    side_connect(s, &peer.sin_addr, ntohl(h.qpn) & 0xffffff, gidx))
 		goto out;
-	a = (struct answer){ htonl(MAGIC), htonl(s->qp->qp_num),
-			     htonl(s->mr->rkey),
-			     htonl((uint32_t)((uintptr_t)s->buf >> 32)),
-			     htonl((uint32_t)(uintptr_t)s->buf) };
-	if (full_io(cfd, &a, sizeof(a), 1)) {
+	a = (struct mep_answer){ htonl(MEP_SIDE_MAGIC), htonl(s->qp->qp_num),
+				 htonl(s->mr->rkey),
+				 htonl((uint32_t)((uintptr_t)s->buf >> 32)),
+				 htonl((uint32_t)(uintptr_t)s->buf) };
+	if (mep_full_io(cfd, &a, sizeof(a), 1)) {
 		fprintf(stderr, "epside: the side channel failed\n");
 		goto out;
 	}
