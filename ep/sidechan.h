@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #define MEP_SIDE_MAGIC	0x6d657031u	/* "mep1" */
 
@@ -43,6 +46,23 @@ static inline int mep_full_io(int fd, void *buf, size_t len, int wr)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* a TCP socket listening on @port of every address; -1 on error */
+static inline int mep_side_listen(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 #endif /* MEP_SIDECHAN_H */

@@ -83,22 +83,6 @@ static struct mep *ep_open(const char *node, uint16_t node_port,
 	return mep_create(NULL, port, err);
 }
 
-static int listen_tcp(uint16_t port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(port) };
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* one client: set up its QP and buffer, serve until it hangs up */
 static int serve(struct mep *ep, int cfd)
 {
@@ -161,7 +145,7 @@ static int server(uint16_t port, int once, const char *node,
 	int lfd, err = 0, r = 0;
 
 	ep = ep_open(node, node_port, port, &err);
-	lfd = listen_tcp(port);
+	lfd = mep_side_listen(port);
 	if (!ep || lfd < 0) {
 		fprintf(stderr, "mroce-ep: port %u: %s\n", port,
 			strerror(ep ? errno : -err));

@@ -312,22 +312,6 @@ out:
 	return r;
 }
 
-static int listen_tcp(uint16_t port)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(port) };
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 static int usage(void)
 {
 	fprintf(stderr, "usage: mroce-epside -d DEV [-p PORT] [-1] [-T SECONDS]\n");
@@ -366,7 +350,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "epside: no device %s\n", dev);
 		return 2;
 	}
-	lfd = listen_tcp(port);
+	lfd = mep_side_listen(port);
 	if (lfd < 0) {
 		perror("epside: TCP port");
 		ibv_close_device(s.ctx);
