@@ -385,19 +385,26 @@ static void fail_streams(struct mre_conn *c, enum mre_status st,
 	}
 }
 
-void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why)
+/* the connection ends: its streams (those that carried traffic: @used_only) fail */
+static void conn_end(struct mre_conn *c, enum mre_status st, u8 ev, u8 why,
+		     bool used_only)
 {
 	struct mre_trace t = { .ev = ev, .why = why, .path = MRE_TR_CONN_WIDE };
 
-	if (c->state == MRE_CONN_FAILED)
-		return;
+	c->challenged = false;
 	c->state = MRE_CONN_FAILED;
 	mre_trace(c, &t);
 	c->ep->ctr.conn_fail++;
 	planes_unprove(c);
-	fail_streams(c, st, false);
+	fail_streams(c, st, used_only);
 	if (c->ep->ops->conn_event)
 		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
+}
+
+void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why)
+{
+	if (c->state != MRE_CONN_FAILED)
+		conn_end(c, st, ev, why, false);
 }
 
 /*
@@ -405,7 +412,7 @@ void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why)
  * peer can prove that it restarted. Send it something on the old
  * incarnation (an ACK); a peer that restarted has no such id and answers
  * with a RESET naming it, our remote_cid, which an attacker who is not on
- * the path cannot know (mre_conn_restarted()). Until then nothing fails.
+ * the path cannot know (mre_conn_peer_reset()). Until then nothing fails.
  * One challenge per connect_ns: a flood of CONNECTs is not answered in kind.
  */
 static void challenge(struct mre_conn *c, u64 now)
@@ -418,25 +425,18 @@ static void challenge(struct mre_conn *c, u64 now)
 	mre_send_ack(c, &c->paths[0], now);
 }
 
-void mre_conn_restarted(struct mre_conn *c)
+void mre_conn_peer_reset(struct mre_conn *c)
 {
 	/*
-	 * Streams attached meanwhile that have not carried anything yet
-	 * belong to the new incarnation (their QPs were connected to new
-	 * QPs of the peer) and stay.
+	 * The peer has no such connection: it restarted, or freed it. What
+	 * went over this incarnation is lost with it. Streams attached
+	 * meanwhile that have not carried anything yet stay: their QPs were
+	 * connected to new QPs of the peer (a restarted peer's, whose
+	 * resends of the old incarnation drew this RESET even before any
+	 * challenge), and the next CONNECT opens them a new incarnation.
 	 */
-	struct mre_trace t = {
-		.ev = MRE_TR_CONN_RESTART, .path = MRE_TR_CONN_WIDE,
-	};
-
-	c->challenged = false;
-	c->state = MRE_CONN_FAILED;
-	mre_trace(c, &t);
-	c->ep->ctr.conn_fail++;
-	planes_unprove(c);
-	fail_streams(c, MRE_ST_RETRY_EXC, true);
-	if (c->ep->ops->conn_event)
-		c->ep->ops->conn_event(c, MRE_CONN_DEAD);
+	conn_end(c, MRE_ST_RETRY_EXC, c->challenged ? MRE_TR_CONN_RESTART :
+		 MRE_TR_CONN_RESET, MRE_TRW_NONE, true);
 }
 
 int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)

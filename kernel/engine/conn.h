@@ -268,8 +268,7 @@ static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
 
 /*
  * Fail every stream and stop. @ev and @why say what happened, for
- * mre_ops.trace: MRE_TR_CONN_FAIL (why CONNECT, DEAD, CLOSE) or
- * MRE_TR_CONN_RESET.
+ * mre_ops.trace: MRE_TR_CONN_FAIL (why CONNECT, DEAD, CLOSE).
  */
 void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why);
 /* our CONNECT was answered by an ACCEPT: the paths' first RTT floor */
@@ -278,10 +277,11 @@ void mre_conn_hs_rtt(struct mre_conn *c, u64 now);
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now);
 /*
- * The peer's proven restart (a RESET for our id after a challenge): what
- * went over the old incarnation fails, the next CONNECT opens anew.
+ * A RESET naming our id for the peer (its restart, proven if it answers
+ * our challenge, or a connection it freed): what went over this
+ * incarnation fails, streams that carried nothing stay for the next.
  */
-void mre_conn_restarted(struct mre_conn *c);
+void mre_conn_peer_reset(struct mre_conn *c);
 /* CHALLENGE rounds per learned plane: then it stays unproven */
 #define MRE_PLANE_TRIES	3
 /* a FAILED connection is reopened by a CONNECT at most once in this many connect_ns */

@@ -243,11 +243,7 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 			c->ep->ctr.drop_reset++;
 			return;
 		}
-		if (c->challenged)	/* the peer's restart, proven */
-			mre_conn_restarted(c);
-		else
-			mre_conn_fail(c, MRE_ST_RETRY_EXC, MRE_TR_CONN_RESET,
-				      MRE_TRW_NONE);
+		mre_conn_peer_reset(c);
 		return;
 	case MRE_T_RETRY:
 		rx_retry(c, pkt, now);

@@ -35,9 +35,9 @@ class Link:
     the IUT's DATA coming back (acknowledged at once, so that the IUT does
     not resend), every ACK the IUT sent."""
 
-    def __init__(self, cf, ctx):
+    def __init__(self, cf, ctx, peer=None):
         self.cf = cf
-        self.peer = ctx.peer()
+        self.peer = peer or ctx.peer()
         self.conn = cf.Conn(self.peer)
         a = self.conn.open()
         self.cid = a.src_cid
@@ -352,6 +352,27 @@ def register(cf):
         need(top == 3, "dup_count %d after 3 duplicates" % top)
         # and once more: a second READ of the same bytes
         compare(data, s.read(512, len(data), path=2), "second READ")
+        s.close()
+
+    @check("reset-spares-unused", ["MR-5.2-7", "MR-5.2-5"],
+           "a RESET naming our CID ends the connection, but a stream the IUT "
+           "attached meanwhile that carried nothing stays: after our new "
+           "CONNECT, a WRITE through it lands and READs back")
+    def c_reset_spares_unused(ctx):
+        L = Link(cf, ctx)
+        s = Stream(L)                  # attached by the IUT, nothing carried
+        L.peer.send(w.reset(L.conn.cid))
+        L.pump(0.05)
+        L2 = Link(cf, ctx, peer=L.peer)    # our new incarnation, same node
+        s.link = L2
+        data = blob(rng, 3 * CHUNK)
+        pks = s.write(0, data)
+        a = L2.ack_for(pks[-1])
+        need(tsn_acked(a, pks[-1]["tsn"]), "the WRITE's last TSN %d not accepted "
+             "(tsn_cum %d)%s" % (pks[-1]["tsn"], a.tsn_cum,
+                                 " (NAK syndrome %d)" % s.naks()[0].syndrome
+                                 if s.naks() else ""))
+        compare(data, s.read(0, len(data)), "READ through the stream kept")
         s.close()
 
     @check("ack-path-sack", ["MR-4.3-3", "MR-4.3-4", "MR-4.3-5", "MR-4.3-6",

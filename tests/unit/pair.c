@@ -87,6 +87,16 @@ struct pair *pair_new(struct kunit *test, const struct mre_config *cfg,
 	return p;
 }
 
+void pair_restart(struct pair *p, u32 i, const struct mre_config *cfg,
+		  u64 seed)
+{
+	mdl_node_init(&p->n[i], i, seed, cfg);
+	p->n[i].out = out;
+	p->n[i].harness = p;
+	mdl_conn(&p->n[i], 1 - i, &p->c[i],
+		 MRE_ALLOC(p->test, mre_conn_mem_size(cfg)));
+}
+
 void pair_qps(struct pair *p, struct mdl_qp *a, struct mdl_qp *b, u32 qpn,
 	      u32 mtu)
 {

@@ -59,6 +59,12 @@ struct pair {
 /* both nodes, a connection each way, memory from the test allocator */
 struct pair *pair_new(struct kunit *test, const struct mre_config *cfg,
 		      u64 seed, u64 delay_ns);
+/*
+ * Node @i restarts: all its state gone, a new connection (and id) toward
+ * the other, which has not heard. Packets on the wire still reach it.
+ */
+void pair_restart(struct pair *p, u32 i, const struct mre_config *cfg,
+		  u64 seed);
 /* advance to the next event; false when nothing is pending */
 bool pair_step(struct pair *p);
 /* step until idle or until @limit ns of fake time have passed */

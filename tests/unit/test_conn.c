@@ -55,14 +55,21 @@ static void rig_init(struct kunit *test, struct rig *r,
 			   r->cnt);
 }
 
-static u32 write(struct rig *r, u32 off, u32 len, u64 wr_id)
+/* a WRITE from @qp (on node 0) into node 1's MR */
+static u32 qp_write(struct rig *r, struct mdl_qp *qp, u32 off, u32 len,
+		    u64 wr_id)
 {
 	struct mre_wqe w = {
 		.op = MRE_OP_WRITE, .len = len, .rkey = r->mr->key,
 		.raddr = 0x10000 + off,
 	};
 
-	return mdl_post_send(r->a, &w, r->src + off, wr_id);
+	return mdl_post_send(qp, &w, r->src + off, wr_id);
+}
+
+static u32 write(struct rig *r, u32 off, u32 len, u64 wr_id)
+{
+	return qp_write(r, r->a, off, len, wr_id);
 }
 
 /* every byte of [off, off+len) written exactly once, nothing else touched */
@@ -1635,12 +1642,7 @@ MRE_TEST(conn_reopen_after_failure)
 	old = r.p->c[0].cid;
 	mre_conn_connect(&r.p->c[0], r.p->now);
 	MRE_EXPECT_NE(test, r.p->c[0].cid, old);
-	{
-		struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 8 * KB,
-				     .rkey = r.mr->key, .raddr = 0x10000 };
-
-		mdl_post_send(a2, &w, r.src, 9);
-	}
+	qp_write(&r, a2, 0, 8 * KB, 9);
 	pair_run(r.p, 1000000000ULL);
 	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
 	MRE_EXPECT_EQ(test, r.p->c[1].remote_cid, r.p->c[0].cid);
@@ -1648,6 +1650,67 @@ MRE_TEST(conn_reopen_after_failure)
 	MRE_EXPECT_EQ(test, a2->log[0].status, MRE_ST_OK);
 	/* the peer saw a restart: its old (used) stream failed, the new one lives */
 	MRE_EXPECT_EQ(test, r.b->fatal, MRE_ST_RETRY_EXC);
+	MRE_EXPECT_EQ(test, b2->fatal, 0);
+}
+
+/* node 0's ACKs lost: node 1 keeps what it sent unacknowledged */
+static bool hook_drop_ack_0(struct pair *p, u32 from,
+			    const struct pair_pkt *pk, u64 n, u64 *extra)
+{
+	return from == 0 && pk->type == MRE_T_ACK;
+}
+
+/*
+ * A node restarts while the other still has packets of the old
+ * incarnation to resend; the other's user connects a new QP to the
+ * restarted node's new QP meanwhile (the interop test's second case: a
+ * new mroce-ep process toward the same module). The restarted node
+ * answers a resend with a RESET naming the old id, unchallenged: the old
+ * incarnation fails, but the new QP, which has carried nothing, belongs
+ * to the new one and must not fail with it.
+ */
+MRE_TEST(conn_reset_spares_unused_stream)
+{
+	struct mre_wqe rd = { .op = MRE_OP_READ_REQ, .len = 8 * KB,
+			      .rkey = 0, .raddr = 0x10000 };
+	struct mre_config cfg;
+	struct mdl_qp *a2, *b2;
+	struct rig r;
+	u64 t0;
+
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
+	rd.rkey = r.mr->key;
+	r.p->hook = hook_drop_ack_0;
+	mdl_post_send(r.a, &rd, r.cnt, 2);
+	while (r.a->nlog < 2 && pair_step(r.p))
+		;
+	MRE_ASSERT(test, r.a->nlog == 2);
+	MRE_ASSERT(test, r.p->c[1].tsn_una != r.p->c[1].tsn_next);
+	/* node 1's QP goes; node 0 restarts; node 1's new QP attaches */
+	mre_stream_detach(&r.b->s);
+	r.p->hook = NULL;
+	pair_restart(r.p, 0, &cfg, mre_test_seed(test) + 77);
+	MRE_ASSERT(test, r.p->c[0].cid != r.p->c[1].remote_cid);
+	b2 = MRE_ALLOC(test, sizeof(*b2));
+	a2 = MRE_ALLOC(test, sizeof(*a2));
+	mdl_qp_init(&r.p->n[1], b2, 1040, 0, 40, 1024);
+	t0 = r.p->now;
+	while (r.p->c[1].state == MRE_CONN_ESTABLISHED && pair_step(r.p) &&
+	       r.p->now - t0 < cfg.dead_ns / 2)
+		;
+	/* a resend drew the RESET: the old incarnation ended by it */
+	MRE_EXPECT_EQ(test, r.p->c[1].state, MRE_CONN_FAILED);
+	MRE_EXPECT_EQ(test, r.p->n[1].tr[MRE_TR_CONN_RESET][MRE_TRW_NONE], 1);
+	MRE_EXPECT_EQ(test, b2->fatal, 0);
+	/* node 0's new QP connects and writes through node 1's new one */
+	mdl_qp_init(&r.p->n[0], a2, 40, 1, 1040, 1024);
+	qp_write(&r, a2, 0, 8 * KB, 3);
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[1].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->c[1].remote_cid, r.p->c[0].cid);
+	MRE_ASSERT(test, a2->nlog == 1);
+	MRE_EXPECT_EQ(test, a2->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, a2->fatal, 0);
 	MRE_EXPECT_EQ(test, b2->fatal, 0);
 }
 
@@ -2049,6 +2112,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_peer_dead),
 	  MRE_CASE(conn_peer_failed_end),
 	  MRE_CASE(conn_reopen_after_failure),
+	  MRE_CASE(conn_reset_spares_unused_stream),
 	  MRE_CASE(conn_detach_in_flight),
 	  MRE_CASE(conn_stream_vanishes_in_flight),
 	  MRE_CASE(conn_idle_then_send),
