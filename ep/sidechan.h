@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <netdb.h>
+#include <stdio.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 
@@ -48,6 +50,17 @@ static inline int mep_full_io(int fd, void *buf, size_t len, int wr)
 	return 0;
 }
 
+/* the server's answer: its QP @qpn, the @rkey and address of @buf; 0 or -1 */
+static inline int mep_side_answer(int fd, uint32_t qpn, uint32_t rkey,
+				  const void *buf)
+{
+	struct mep_answer a = { htonl(MEP_SIDE_MAGIC), htonl(qpn), htonl(rkey),
+				htonl((uint32_t)((uintptr_t)buf >> 32)),
+				htonl((uint32_t)(uintptr_t)buf) };
+
+	return mep_full_io(fd, &a, sizeof(a), 1);
+}
+
 /* a TCP socket listening on @port of every address; -1 on error */
 static inline int mep_side_listen(uint16_t port)
 {
@@ -62,6 +75,42 @@ static inline int mep_side_listen(uint16_t port)
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/*
+ * A TCP connection to the side channel at @host:@port, bound to the IPv4
+ * address @node when not NULL (node mode: the server learns the client
+ * node's address from it). The server may be starting: tries for five
+ * seconds. Returns the socket or -1.
+ */
+static inline int mep_side_dial(const char *host, uint16_t port,
+				const char *node)
+{
+	struct sockaddr_in me = { .sin_family = AF_INET };
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res;
+	char ps[8];
+	int i, fd;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	if (node && inet_pton(AF_INET, node, &me.sin_addr) != 1)
+		return -1;
+	if (getaddrinfo(host, ps, &hints, &res))
+		return -1;
+	for (i = 0; i < 50; i++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd >= 0 &&
+		    (!node || !bind(fd, (struct sockaddr *)&me, sizeof(me))) &&
+		    !connect(fd, res->ai_addr, res->ai_addrlen))
+			break;
+		if (fd >= 0)
+			close(fd);
+		fd = -1;
+		usleep(100000);
+	}
+	freeaddrinfo(res);
 	return fd;
 }
 

@@ -24,7 +24,6 @@
 #include "sidechan.h"
 #include <arpa/inet.h>
 #include <errno.h>
-#include <netdb.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +88,6 @@ static int serve(struct mep *ep, int cfd)
 	struct sockaddr_in peer;
 	socklen_t pl = sizeof(peer);
 	struct mep_hello h;
-	struct mep_answer a;
 	struct mep_qp *qp;
 	uint32_t key = 0, size;
 	char host[INET_ADDRSTRLEN];
@@ -109,11 +107,7 @@ static int serve(struct mep *ep, int cfd)
 	    mep_qp_connect(qp, host, (uint16_t)ntohl(h.udp_port),
 			   ntohl(h.qpn), 0))
 		goto out;
-	a = (struct mep_answer){ htonl(MEP_SIDE_MAGIC), htonl(mep_qp_num(qp)),
-				 htonl(key),
-				 htonl((uint32_t)((uintptr_t)buf >> 32)),
-				 htonl((uint32_t)(uintptr_t)buf) };
-	if (mep_full_io(cfd, &a, sizeof(a), 1))
+	if (mep_side_answer(cfd, mep_qp_num(qp), key, buf))
 		goto out;
 	printf("client %s:%u qp %u -> %u, %u bytes\n", host,
 	       ntohl(h.udp_port), mep_qp_num(qp), ntohl(h.qpn), size);
@@ -184,36 +178,6 @@ static int server(uint16_t port, int once, const char *node,
 
 /* ------------------------------------------------------------------------ */
 /* client                                                                     */
-
-static int dial(const char *host, uint16_t port, const char *node)
-{
-	struct sockaddr_in me = { .sin_family = AF_INET };
-	struct addrinfo hints = { .ai_family = AF_INET,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res;
-	char ps[8];
-	int i, fd;
-
-	snprintf(ps, sizeof(ps), "%u", port);
-	if (node && inet_pton(AF_INET, node, &me.sin_addr) != 1)
-		return -1;
-	if (getaddrinfo(host, ps, &hints, &res))
-		return -1;
-	/* the server may be starting: try for five seconds */
-	for (i = 0; i < 50; i++) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd >= 0 &&
-		    (!node || !bind(fd, (struct sockaddr *)&me, sizeof(me))) &&
-		    !connect(fd, res->ai_addr, res->ai_addrlen))
-			break;
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-		usleep(100000);
-	}
-	freeaddrinfo(res);
-	return fd;
-}
 
 struct run {
 	struct mep *ep;
@@ -345,7 +309,7 @@ static int client(const char *host, uint16_t port, uint64_t ops,
 	x.qp = x.ep ? mep_qp_create(x.ep) : NULL;
 	x.wbuf = malloc(size);
 	x.rbuf = malloc(size);
-	fd = dial(host, port, node);
+	fd = mep_side_dial(host, port, node);
 	if (!x.qp || !x.wbuf || !x.rbuf || fd < 0) {
 		fprintf(stderr, "mroce-ep: cannot set up (%s)\n",
 			fd < 0 ? "no server" : strerror(-err));

@@ -261,7 +261,6 @@ static int serve(struct side *s, int cfd, int limit_s)
 	char host[INET_ADDRSTRLEN], mine[INET_ADDRSTRLEN];
 	const char *state;
 	union ibv_gid g;
-	struct mep_answer a;
 	struct mep_hello h;
 	uint32_t size;
 	int gidx, v, r = 1;
@@ -289,11 +288,7 @@ static int serve(struct side *s, int cfd, int limit_s)
 	if (side_init(s, size) ||
 	    side_connect(s, &peer.sin_addr, ntohl(h.qpn) & 0xffffff, gidx))
 		goto out;
-	a = (struct mep_answer){ htonl(MEP_SIDE_MAGIC), htonl(s->qp->qp_num),
-				 htonl(s->mr->rkey),
-				 htonl((uint32_t)((uintptr_t)s->buf >> 32)),
-				 htonl((uint32_t)(uintptr_t)s->buf) };
-	if (mep_full_io(cfd, &a, sizeof(a), 1)) {
+	if (mep_side_answer(cfd, s->qp->qp_num, s->mr->rkey, s->buf)) {
 		fprintf(stderr, "epside: the side channel failed\n");
 		goto out;
 	}
