@@ -18,6 +18,8 @@
 #   make ep-check     two userspace endpoints over 127.0.0.1, lossless and at 5 % loss; node mode between two netns (root)
 #   make sim-check    simulator scenarios that assert (sanitised build)
 #   make bench-sim    simulator figures -> bench/results/sim (scripts/bench-sim.sh)
+#   make bench-ep     libmroce-ep beside plain UDP between two netns (root) -> build/bench-ep
+#                     (scripts/bench-ep.sh; bench/results/ep); not part of make check
 #   make fuzz-check   libFuzzer targets (clang), FUZZ_TIME seconds each (default 20)
 #   make fuzz-corpus  the fuzzers' corpora for the guest (build/fuzz-corpus: seeds,
 #                     what fuzz-check grew, tests/fuzz/regress), for tests/vm/fuzz.sh
@@ -199,6 +201,10 @@ conformance-check: ep
 bench-sim:
 	scripts/bench-sim.sh
 
+# native figures of libmroce-ep (bench/ep, scripts/bench-ep.sh): root, two netns
+bench-ep:
+	scripts/bench-ep.sh
+
 fuzz-check:
 	$(MAKE) -C tests/fuzz O=$(O) check
 
@@ -283,6 +289,6 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/kmod clean >/dev/null 2>&1
 	rm -rf $(O)
 
-.PHONY: all host module module-debug provider tools meter unit ring sim sim-check ep ep-check conformance-check bench-sim fuzz-check fuzz-corpus wireshark-check layers \
+.PHONY: all host module module-debug provider tools meter unit ring sim sim-check ep ep-check conformance-check bench-sim bench-ep fuzz-check fuzz-corpus wireshark-check layers \
 	man man-check reqs-check \
 	check kunit vm-test install dkms-source checkpatch sparse clean
