@@ -16,6 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#define NS_US 1000ULL
+#define NS_MS 1000000ULL
+
 static const u8 name_prefix[4] = { 0xfd, 0x6d, 0x65, 0x70 };
 
 u64 mep_rand(u64 *state)
@@ -383,6 +386,52 @@ static u64 env_u64(const char *name, u64 dflt)
 	return v && *v ? strtoull(v, NULL, 0) : dflt;
 }
 
+/*
+ * The engine's configuration. MEP_CFG=software (the default) is what the
+ * kernel module runs with, a software endpoint's: the defaults of
+ * kernel/param.c's parameters and what mroce_engine_config() derives from
+ * them, the reference for every value below (its comments say why: a host
+ * pays for each ACK as for a data packet and jitters by more than a
+ * switch queue adds; the fields the module leaves at the engine's
+ * defaults are left so here). MEP_CFG=default is mre_config_default(), a
+ * datacenter NIC's (ACK every 2 packets or 8 us, rto_min 50 us, a loss or
+ * an RTT 300 % above the least counts as congestion). A few MEP_* values
+ * override either (ep/README). -EINVAL for another MEP_CFG or a value
+ * mre_config_check() refuses.
+ */
+static int ep_config(struct mre_config *cfg)
+{
+	const char *base = getenv("MEP_CFG");
+	bool soft = !base || !*base || !strcmp(base, "software");
+
+	if (!soft && strcmp(base, "default"))
+		return -EINVAL;
+	mre_config_default(cfg);
+	if (soft) {
+		cfg->rto_min_ns = 5000 * NS_US;
+		cfg->rto_init_ns = 20000 * NS_US;
+		cfg->ack_delay_ns = 500 * NS_US;
+		cfg->answer_ack_ns = 2000 * NS_US;
+		cfg->dead_ns = 5000 * NS_MS;
+		cfg->ack_freq = 8;
+		cfg->ack_ooo_now = 0;
+		/* 0: a loss never cuts, and no RTT counts as a mark (cc.c) */
+		cfg->loss_queue_pct = 0;
+	}
+	cfg->rto_min_ns = env_u64("MEP_RTO_MIN_US", cfg->rto_min_ns / NS_US) * NS_US;
+	cfg->rto_init_ns = MRE_MAX(cfg->rto_init_ns, cfg->rto_min_ns);
+	cfg->ack_delay_ns = env_u64("MEP_ACK_DELAY_US", cfg->ack_delay_ns / NS_US) * NS_US;
+	cfg->ack_freq = (u32)env_u64("MEP_ACK_FREQ", cfg->ack_freq);
+	cfg->loss_queue_pct = (u32)env_u64("MEP_LOSS_QUEUE_PCT", cfg->loss_queue_pct);
+	if (soft) {
+		/* as kernel/param.c: probes, CONNECTs, activity follow the RTO */
+		cfg->probe_min_ns = MRE_MAX(cfg->probe_min_ns, 4 * cfg->rto_min_ns);
+		cfg->connect_ns = MRE_MAX(cfg->connect_ns, cfg->rto_init_ns);
+		cfg->active_ns = MRE_MAX(cfg->active_ns, cfg->rto_min_ns);
+	}
+	return mre_config_check(cfg) ? -EINVAL : 0;
+}
+
 struct mep *mep_create(const char *addr, uint16_t port, int *err)
 {
 	return mep_create_flags(addr, port,
@@ -418,7 +467,9 @@ struct mep *mep_create_flags(const char *addr, uint16_t port, unsigned flags,
 	ep->drop_rng = seed ^ 0x5eedd40fULL;
 	ep->drop_ppm = (u32)env_u64("MEP_DROP_PPM", 0);
 	ep->next_qpn = 0x10 + (u32)(mep_rand(&ep->rng) & 0xffff);
-	mre_config_default(&cfg);
+	r = ep_config(&cfg);
+	if (r)
+		goto fail;
 	r = -EINVAL;
 	if (mre_ep_init(&ep->eng, &mep_ops, &cfg))
 		goto fail;

@@ -65,7 +65,12 @@ struct mep_wc {
  *   MEP_DROP_PPM  drop this many outgoing datagrams per million, at random
  *                 (loss injection for tests; default 0)
  *   MEP_NODE      1: node mode (MEP_F_NODE below)
- * Returns NULL with *err set (may be NULL) on failure.
+ *   MEP_CFG       the engine's configuration: software (default: the kernel
+ *                 module's, kernel/param.c) or default (the engine's own,
+ *                 a datacenter NIC's); MEP_RTO_MIN_US, MEP_ACK_DELAY_US,
+ *                 MEP_ACK_FREQ and MEP_LOSS_QUEUE_PCT override it (ep/README)
+ * Returns NULL with *err set (may be NULL) on failure (-EINVAL for an
+ * unknown MEP_CFG or a configuration the engine refuses).
  */
 struct mep *mep_create(const char *addr, uint16_t port, int *err);
 

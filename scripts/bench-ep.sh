@@ -3,14 +3,18 @@
 #
 # Native figures of libmroce-ep beside plain UDP (issue 33, item 5).
 #
-#   scripts/bench-ep.sh [-r REPS] [-t SECONDS] [-w WINDOW] [-n COUNT] [OUTDIR]
+#   scripts/bench-ep.sh [-r REPS] [-t SECONDS] [-w WINDOW] [-n COUNT]
+#                       [-c "CFG ..."] [OUTDIR]
 #
 # Two network namespaces joined by a veth pair (MTU 9000, 198.18.20.1 and
 # .2), the endpoint in node mode in each (build/bench/ep/mroce-ep-bench,
 # bench/ep/ep-bench.c); in the same run, between the same addresses, plain
 # UDP (build/bench/ep/mroce-udp-ceiling, sendmmsg/recvmmsg; mroce-ep-bench
-# udp-echo/udp-ping). Each case, ep and UDP interleaved (the order swapped
-# every repetition), REPS times (default 3):
+# udp-echo/udp-ping). The endpoint runs with each engine configuration CFG
+# given (MEP_CFG, ep/README: software, the default, or default, the
+# engine's own; -c "default software" compares them). Each case, every
+# CFG and UDP interleaved (the order reversed every repetition), REPS
+# times (default 3):
 #
 #   bw4k    WRITE 4 KiB, WINDOW outstanding (default 32), SECONDS (default
 #           2): MB/s and ops/s; UDP: 4096-byte datagrams for SECONDS
@@ -22,16 +26,17 @@
 #
 # The server side runs on CPU 0, the client side on CPU 1 (taskset), for
 # both. Prints a table (medians, min-max, ep as a fraction of UDP) and
-# writes OUTDIR/raw.tsv (every sample) and OUTDIR/table.md (default
-# OUTDIR: build/bench-ep). Needs root (ip netns). About 1 min for 3 reps.
+# writes OUTDIR/raw.tsv (every sample; side ep-CFG or udp) and
+# OUTDIR/table.md (default OUTDIR: build/bench-ep). Needs root (ip netns).
+# About 1 min for 3 reps of one CFG.
 set -eu
 cd "$(dirname "$0")/.."
 
 usage() {
-	sed -n '4,28s/^# \{0,1\}//p' "$0"
+	sed -n '4,33s/^# \{0,1\}//p' "$0"
 }
 
-reps=3 secs=2 win=32 count=2000
+reps=3 secs=2 win=32 count=2000 cfgs=software
 while [ $# -gt 0 ]; do
 	case $1 in
 	-h|--help) usage; exit 0 ;;
@@ -39,6 +44,7 @@ while [ $# -gt 0 ]; do
 	-t) secs=$2; shift 2 ;;
 	-w) win=$2; shift 2 ;;
 	-n) count=$2; shift 2 ;;
+	-c) cfgs=$2; shift 2 ;;
 	-*) usage >&2; exit 2 ;;
 	*) break ;;
 	esac
@@ -89,32 +95,32 @@ sample() { # rep case side metric value
 }
 
 tport=4811
-ep_run() { # rep case: one run of the endpoint
-	rep=$1 c=$2
+ep_run() { # rep case cfg: one run of the endpoint
+	rep=$1 c=$2 side=ep-$3
 	case $c in
 	bw4k) args="bw 4096 $win $secs" ;;
 	bw64k) args="bw 65536 $win $secs" ;;
 	rate2) args="bw 2 $win $secs" ;;
 	lat2) args="lat 2 $count" ;;
 	esac
-	srv timeout 120 "$bin/mroce-ep-bench" server $a_s $tport >>"$log" 2>&1 &
+	srv env MEP_CFG="$3" timeout 120 "$bin/mroce-ep-bench" server $a_s $tport >>"$log" 2>&1 &
 	spid=$!
 	# shellcheck disable=SC2086 # args is a word list
-	res=$(cli timeout 120 "$bin/mroce-ep-bench" client $a_s $a_c $tport $args 2>>"$log") || res=
+	res=$(cli env MEP_CFG="$3" timeout 120 "$bin/mroce-ep-bench" client $a_s $a_c $tport $args 2>>"$log") || res=
 	wait $spid || res=
-	echo "ep $rep $c: ${res:-FAILED}" >>"$log"
-	[ -n "$res" ] || { echo "# rep $rep $c ep: FAILED (see $log)" >&2; return 0; }
+	echo "$side $rep $c: ${res:-FAILED}" >>"$log"
+	[ -n "$res" ] || { echo "# rep $rep $c $side: FAILED (see $log)" >&2; return 0; }
 	case $c in
 	lat2)
-		sample "$rep" "$c" ep rtt_median_us "$(field "$res" median_us)"
-		sample "$rep" "$c" ep rtt_p99_us "$(field "$res" p99_us)" ;;
+		sample "$rep" "$c" "$side" rtt_median_us "$(field "$res" median_us)"
+		sample "$rep" "$c" "$side" rtt_p99_us "$(field "$res" p99_us)" ;;
 	rate2)
-		sample "$rep" "$c" ep ops_per_s "$(field "$res" ops_per_s)" ;;
+		sample "$rep" "$c" "$side" ops_per_s "$(field "$res" ops_per_s)" ;;
 	*)
-		sample "$rep" "$c" ep MBps "$(field "$res" MBps)"
-		sample "$rep" "$c" ep ops_per_s "$(field "$res" ops_per_s)" ;;
+		sample "$rep" "$c" "$side" MBps "$(field "$res" MBps)"
+		sample "$rep" "$c" "$side" ops_per_s "$(field "$res" ops_per_s)" ;;
 	esac
-	sample "$rep" "$c" ep retx "$(field "$res" retx)"
+	sample "$rep" "$c" "$side" retx "$(field "$res" retx)"
 }
 
 udp_run() { # rep case: the same case over plain UDP
@@ -150,23 +156,27 @@ udp_run() { # rep case: the same case over plain UDP
 
 printf 'rep\tcase\tside\tmetric\tvalue\n' >"$raw"
 echo "# $(uname -r), $(nproc) CPUs, load:$(uptime | sed 's/.*load average://')"
-echo "# reps $reps, ${secs} s per throughput run, window $win, $count round trips"
+echo "# reps $reps, ${secs} s per throughput run, window $win, $count round trips, MEP_CFG: $cfgs"
+rcfgs=$(echo "$cfgs" | awk '{ for (i = NF; i > 0; i--) printf "%s ", $i }')
 rep=1
 while [ $rep -le "$reps" ]; do
 	for c in bw4k bw64k rate2 lat2; do
 		if [ $((rep % 2)) = 1 ]; then
-			ep_run "$rep" "$c"; udp_run "$rep" "$c"
+			for g in $cfgs; do ep_run "$rep" "$c" "$g"; done
+			udp_run "$rep" "$c"
 		else
-			udp_run "$rep" "$c"; ep_run "$rep" "$c"
+			udp_run "$rep" "$c"
+			for g in $rcfgs; do ep_run "$rep" "$c" "$g"; done
 		fi
 	done
 	echo "# rep $rep of $reps done, load:$(uptime | sed 's/.*load average://')"
 	rep=$((rep + 1))
 done
 
-# medians (min-max) per case, side and metric, then ep as a fraction of UDP
-# (for round trips: UDP's time / the ep's, so that 1 is as fast as UDP)
-awk -F'\t' '
+# medians (min-max) per case, side and metric, then each ep side as a
+# fraction of UDP (for round trips: UDP's time / the ep's, so that 1 is as
+# fast as UDP); one column per CFG, in the order given
+awk -F'\t' -v cfgs="$cfgs" '
 NR > 1 { k = $2 SUBSEP $3 SUBSEP $4; v[k, ++n[k]] = $5 }
 function med(k,   i, j, t, m) {
 	m = n[k]
@@ -182,18 +192,32 @@ function cell(k,   m) {
 	return sprintf("%s (%s-%s)", fmt(m), fmt(lo), fmt(hi))
 }
 function fmt(x) { return x >= 1000 ? sprintf("%.0f", x) : sprintf("%.3g", x) }
-function row(c, m, what, inv,   ke, ku, e, u, f) {
-	ke = c SUBSEP "ep" SUBSEP m; ku = c SUBSEP "udp" SUBSEP m
-	f = "-"
-	if (n[ke] && n[ku]) {
-		e = med(ke); u = med(ku)
-		if (e > 0 && u > 0) f = sprintf("%.2f", inv ? u / e : e / u)
+function row(c, m, what, inv,   i, ke, ku, e, u, f, line, fr) {
+	ku = c SUBSEP "udp" SUBSEP m
+	line = "| " what
+	fr = ""
+	for (i = 1; i <= ng; i++) {
+		ke = c SUBSEP "ep-" g[i] SUBSEP m
+		line = line " | " cell(ke)
+		f = "-"
+		if (n[ke] && n[ku]) {
+			e = med(ke); u = med(ku)
+			if (e > 0 && u > 0) f = sprintf("%.2f", inv ? u / e : e / u)
+		}
+		fr = fr " | " f
 	}
-	printf "| %s | %s | %s | %s |\n", what, cell(ke), cell(ku), f
+	print line " | " cell(ku) fr " |"
 }
 END {
-	print "| figure | ep: median (min-max) | UDP: median (min-max) | ep / UDP |"
-	print "|---|---|---|---|"
+	ng = split(cfgs, g, " ")
+	h = "| figure"; h2 = "|---"; hf = ""
+	for (i = 1; i <= ng; i++) {
+		h = h " | ep " g[i] ": median (min-max)"; h2 = h2 "|---"
+		hf = hf " | ep " g[i] " / UDP"
+	}
+	print h " | UDP: median (min-max)" hf " |"
+	for (i = 1; i <= ng; i++) h2 = h2 "|---"
+	print h2 "|---|"
 	row("bw4k", "MBps", "WRITE 4 KiB goodput, MB/s", 0)
 	row("bw4k", "ops_per_s", "WRITE 4 KiB message rate, ops/s", 0)
 	row("bw64k", "MBps", "WRITE 64 KiB goodput, MB/s", 0)
@@ -202,5 +226,6 @@ END {
 	row("lat2", "rtt_p99_us", "2 B round trip, p99 us", 1)
 	row("bw4k", "retx", "ep retransmissions (bw4k)", 0)
 	row("bw64k", "retx", "ep retransmissions (bw64k)", 0)
+	row("rate2", "retx", "ep retransmissions (rate2)", 0)
 }' "$raw" | tee "$out/table.md"
 echo "# raw samples: $raw, log: $log"
