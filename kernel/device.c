@@ -225,6 +225,7 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 	mroce_rx_init(mdev);
+	mroce_loop_init(mdev);
 	mdev->peers_ready = true;
 	err = mroce_net_attach(mdev);
 	if (err)
@@ -285,6 +286,7 @@ static void mroce_dev_dealloc(struct ib_device *ibdev)
 	mroce_net_unlist(mdev);
 	mroce_ofl_dev_stop(mdev);
 	if (mdev->peers_ready) {
+		mroce_loop_exit(mdev);
 		mroce_rx_exit(mdev);
 		mroce_peers_exit(mdev);
 	}

@@ -26,6 +26,7 @@
 
 #include "counters.h"
 #include "engine.h"
+#include "loop.h"
 #include "mcast.h"
 #include "offload.h"
 #include "plane.h"
@@ -98,6 +99,7 @@ struct mroce_dev {
 	atomic_t npeers;		/* on peer_list (max_peers) */
 	struct delayed_work reclaim_work; /* idle peers go (peertab.c) */
 	spinlock_t atomic_lock;		/* every remote atomic of the device */
+	struct mroce_loop loop;		/* packets to ourselves (loop.c) */
 	struct sk_buff_head connect_q;	/* CONNECTs from unknown peers (rx.c) */
 	struct work_struct connect_work;
 

@@ -11,6 +11,7 @@
 #include <net/dsfield.h>
 #include <net/if_inet6.h>
 #include <net/inet_ecn.h>
+#include <net/ip6_fib.h>
 #include <net/ip6_route.h>
 #include <net/ip_tunnels.h>
 #include <net/route.h>
@@ -18,8 +19,10 @@
 
 #include "batch.h"
 #include "cq.h"
+#include "loop.h"
 #include "net.h"
 #include "offload.h"
+#include "param.h"
 #include "mroce.h"
 
 /* what the send needs; read out before the IP layer reuses skb->cb */
@@ -31,6 +34,7 @@ struct mroce_skb_cb {
 	} saddr, daddr;
 	__be16 sport;
 	u8 v6;
+	u8 loop;	/* to ourselves: loop.c, not UDP and IP */
 };
 
 static_assert(sizeof(struct mroce_skb_cb) <= sizeof_field(struct sk_buff, cb));
@@ -133,6 +137,37 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * Is the packet for this device itself: routed as local, to an address of
+ * one of its planes? (Another device of the namespace, or a socket of the
+ * host's own, goes by the stack: only our own receive path is skipped.)
+ * Under the caller's BH-off section, which is an RCU read side.
+ */
+static bool to_self(struct mroce_dev *mdev, struct sk_buff *skb,
+		    const struct mroce_skb_cb *cb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct net_device *ndev;
+
+	if (!mroce_param_loop_direct())
+		return false;
+	if (cb->v6) {
+#if IS_ENABLED(CONFIG_IPV6)
+		if (!(container_of(dst, struct rt6_info, dst)->rt6i_flags &
+		      RTF_LOCAL))
+			return false;
+		ndev = ipv6_dev_find(mdev->net, &cb->daddr.v6, NULL);
+#else
+		return false;
+#endif
+	} else {
+		if (container_of(dst, struct rtable, dst)->rt_type != RTN_LOCAL)
+			return false;
+		ndev = __ip_dev_find(mdev->net, cb->daddr.v4, false);
+	}
+	return ndev && mroce_plane_of(mdev, ndev) >= 0;
+}
+
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		    const struct sockaddr_storage *saddr,
 		    const struct sockaddr_storage *daddr, u16 sport,
@@ -156,6 +191,8 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	}
 	if (!err && !mdev->tx_sk[cb->v6])
 		err = -EAFNOSUPPORT;
+	if (!err)
+		cb->loop = to_self(mdev, skb, cb);
 	if (err) {
 		mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_NO_ROUTE);
 		kfree_skb(skb);
@@ -234,6 +271,79 @@ int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
 	return 0;
 }
 
+/* into the loop's queue (loop.h), and its NAPI context scheduled */
+static int loop_queue(struct mroce_loop *l, struct sk_buff *skb)
+{
+	int err = 0;
+
+	rcu_read_lock();	/* against mroce_loop_exit() */
+	if (unlikely(!READ_ONCE(l->live) ||
+		     skb_queue_len_lockless(&l->q) >= MROCE_LOOP_QLEN)) {
+		kfree_skb(skb);
+		err = -ENOBUFS;
+	} else {
+		skb_queue_tail(&l->q, skb);
+		/* BHs off: the softirq runs when they are enabled again */
+		local_bh_disable();
+		napi_schedule(&l->napi);
+		local_bh_enable();
+	}
+	rcu_read_unlock();
+	return err;
+}
+
+/*
+ * A packet to ourselves, framed as it would arrive (IP and UDP headers
+ * before the data, the data at the MetaRoCE header: mroce_rx()'s input),
+ * into the device's loop (loop.c).
+ */
+static noinline int loop_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
+{
+	struct mroce_skb_cb cb = *cb_of(skb);
+	u32 len = skb->len + sizeof(struct udphdr);
+	struct udphdr *uh;
+
+	skb_dst_drop(skb);
+	memset(skb->cb, 0, sizeof(skb->cb));
+	uh = skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh->source = cb.sport;
+	uh->dest = htons(mdev->udp_dport);
+	uh->len = htons(len);
+	uh->check = 0;
+	if (cb.v6) {
+		struct ipv6hdr *ip6 = skb_push(skb, sizeof(*ip6));
+
+		skb_reset_network_header(skb);
+		ip6_flow_hdr(ip6, INET_ECN_ECT_0, 0);
+		ip6->payload_len = htons(len);
+		ip6->nexthdr = IPPROTO_UDP;
+		ip6->hop_limit = 64;
+		ip6->saddr = cb.saddr.v6;
+		ip6->daddr = cb.daddr.v6;
+		skb->protocol = htons(ETH_P_IPV6);
+	} else {
+		struct iphdr *iph = skb_push(skb, sizeof(*iph));
+
+		skb_reset_network_header(skb);
+		iph->version = 4;
+		iph->ihl = 5;
+		iph->tos = INET_ECN_ECT_0;
+		iph->tot_len = htons(len + sizeof(*iph));
+		iph->id = 0;
+		iph->frag_off = htons(IP_DF);
+		iph->ttl = 64;
+		iph->protocol = IPPROTO_UDP;
+		iph->saddr = cb.saddr.v4;
+		iph->daddr = cb.daddr.v4;
+		ip_send_check(iph);
+		skb->protocol = htons(ETH_P_IP);
+	}
+	skb->pkt_type = PACKET_HOST;
+	__skb_pull(skb, skb_transport_offset(skb) + sizeof(*uh));
+	return loop_queue(&mdev->loop, skb);
+}
+
 void mroce_batch_flush(struct mroce_batch *b)
 {
 	struct sk_buff *skb;
@@ -243,7 +353,10 @@ void mroce_batch_flush(struct mroce_batch *b)
 		struct mroce_dev *mdev = cb_of(skb)->mdev;
 		int err;
 
-		if (static_branch_unlikely(&mroce_ofl_in_use) && mdev->ofl.ofl)
+		if (unlikely(cb_of(skb)->loop))
+			err = loop_xmit(mdev, skb);
+		else if (static_branch_unlikely(&mroce_ofl_in_use) &&
+			 mdev->ofl.ofl)
 			err = ofl_xmit(mdev, skb);
 		else
 			err = mroce_net_xmit(mdev, skb);

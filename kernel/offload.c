@@ -215,7 +215,7 @@ const char *mroce_ofl_name(const struct mroce_dev *mdev)
  * An offload hands frames up before ip_rcv(), so none of the stack's
  * source checks ran. A frame that claims an address of one of the
  * device's own planes as its source came from elsewhere (the device
- * talking to itself goes by lo, never through an offload), and an answer
+ * talking to itself goes by loop.c or lo, never through an offload), and an answer
  * would go to ourselves: refused (rx_drop_src_ours). The engine refuses
  * addresses no node has (drop_src). RCU held.
  */

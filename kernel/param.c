@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Module parameters (see param.h). All are read-only after load except
- * fill_mtu; the engine's are read when a device is created.
+ * fill_mtu and loop_direct; the engine's are read when a device is created.
  */
 #include <linux/cpumask.h>
 #include <linux/minmax.h>
@@ -184,4 +184,13 @@ MODULE_PARM_DESC(fill_mtu, "RC packets carry as much payload as the netdev MTU a
 bool mroce_param_fill_mtu(void)
 {
 	return READ_ONCE(fill_mtu);
+}
+
+static bool loop_direct = true;
+module_param(loop_direct, bool, 0644);
+MODULE_PARM_DESC(loop_direct, "a device's packets to itself go straight to its receive path, not through UDP, IP and the loopback netdev (default Y; N: by the stack, where tcpdump and netem on lo see them)");
+
+bool mroce_param_loop_direct(void)
+{
+	return READ_ONCE(loop_direct);
 }

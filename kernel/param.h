@@ -23,5 +23,7 @@ u32 mroce_param_peer_idle_s(void);
 u32 mroce_param_comp_vectors(void);
 /* fill_mtu: RC packets as large as the netdev MTU allows */
 bool mroce_param_fill_mtu(void);
+/* loop_direct: packets to the device itself skip the stack (loop.c) */
+bool mroce_param_loop_direct(void);
 
 #endif /* MROCE_PARAM_H */

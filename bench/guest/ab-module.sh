@@ -15,6 +15,9 @@
 #     cases=NAME,...    only these cases (default: all of CASES below)
 #     loss=1%           netem loss of the *_loss cases (vethA's egress,
 #                       the data direction, as bench/guest/bench.sh)
+#     before_params=P   "before" is this tree's module loaded with the
+#                       module parameters P (e.g. "loop_direct=N"; no -f
+#                       DIR needed): A/B of a parameter in one boot
 #
 # *_lo cases run both QPs on mA (its own address: loopback).
 # Devices mA / mB on vethA / vethB in init_net (topo_init). Output: one
@@ -23,16 +26,17 @@
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
-ROUNDS=3 SWNIC=1 SCALE=1 ONLY='' LOSS=1% BEFORE=${BEFORE:-}
+ROUNDS=3 SWNIC=1 SCALE=1 ONLY='' LOSS=1% BEFORE=${BEFORE:-} BPARAMS=
 for a in "$@"; do
 	case $a in
 	rounds=*) ROUNDS=${a#*=};; swnic=*) SWNIC=${a#*=};; scale=*) SCALE=${a#*=};;
 	cases=*) ONLY=${a#*=};; loss=*) LOSS=${a#*=};;
+	before_params=*) BPARAMS=${a#*=};;
 	"") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
 done
-[ -n "$BEFORE" ] || BEFORE=$(find /mnt/host -mindepth 2 -name mroce.ko | head -1)
+[ -n "$BEFORE" ] || [ -n "$BPARAMS" ] || BEFORE=$(find /mnt/host -mindepth 2 -name mroce.ko | head -1)
 # name | perftest program and options | metric (bw MB/s or lat t_typical us)
 CASES="
 write_bw_4k|ib_write_bw -s 4096 -n 5000|bw
@@ -56,7 +60,11 @@ PAIR_LOG=$O/logs; mkdir -p "$PAIR_LOG"
 R=$O/raw.tsv
 printf 'round\tvariant\tcase\tfigure\n' > "$R"
 
-t_ok "before module present ($BEFORE)" test -f "$BEFORE"
+if [ -n "$BPARAMS" ]; then
+	echo "# before: this tree's module with $BPARAMS"
+else
+	t_ok "before module present ($BEFORE)" test -f "$BEFORE"
+fi
 t_ok "install module and provider" mroce_install
 # insmod loads no dependencies: modprobe this tree's mroce once for them
 t_ok "modules (and mroce's dependencies)" bash -c 'modprobe -a ib_uverbs rdma_ucm veth sch_netem mroce && rmmod mroce'
@@ -64,7 +72,12 @@ topo_init && t_ok "veth pair in init_net" test -n "$S_IP"
 
 load() {	# load VARIANT: the module(s) and devices mA, mB
 	case $1 in
-	before) insmod "$BEFORE" || return 1;;
+	before) if [ -n "$BPARAMS" ]; then
+			# shellcheck disable=SC2086
+			modprobe mroce $BPARAMS || return 1
+		else
+			insmod "$BEFORE" || return 1
+		fi;;
 	after) modprobe mroce || return 1;;
 	swnic) modprobe mroce && modprobe mroce_swnic netdevs='*' || return 1;;
 	esac

@@ -57,6 +57,34 @@ chk_loop() {
 	local s; s=$(pair_summary "$name"); [ -z "$s" ] || echo "#   $s"
 }
 
+# loop_via Y|N NAME SECS [ready=..] SERVER... -- CLIENT...: a one-device
+# pair with the module's loop_direct set to Y or N (put back to Y after),
+# and where its packets went, from the client device's rx_packets and its
+# namespace's IP input (/proc/net/snmp InReceives): Y, straight to the
+# device (IP saw fewer than a quarter of them: the side channel's TCP
+# alone); N, through IP (it saw at least as many)
+loop_via() {
+	local want=$1 name=$2 p=/sys/module/mroce/parameters/loop_direct
+	local ip0 rx0 ip1 rx1 ok=0
+	local hw=/sys/class/infiniband/$C_DEV/ports/1/hw_counters/rx_packets
+	shift 2
+	# shellcheck disable=SC2016
+	ip_in() { "${CX[@]}" awk '$1 == "Ip:" && $4 ~ /^[0-9]+$/ { print $4 }' /proc/net/snmp; }
+	echo "$want" > $p || return 1
+	ip0=$(ip_in) rx0=$(cat "$hw")
+	pair_loop "$name" "$@" || ok=1
+	ip1=$(ip_in) rx1=$(cat "$hw")
+	echo Y > $p
+	echo "loop_direct=$want: rx_packets +$((rx1 - rx0)), IP InReceives +$((ip1 - ip0))" |
+		tee "$PAIR_LOG/$name.via"
+	[ $ok = 0 ] && [ $((rx1 - rx0)) -ge 200 ] || return 1
+	if [ "$want" = Y ]; then
+		[ $((ip1 - ip0)) -lt $(((rx1 - rx0) / 4)) ]
+	else
+		[ $((ip1 - ip0)) -ge $((rx1 - rx0)) ]
+	fi
+}
+
 # t_here DESC CMD...: t_ok, but CMD runs in this shell (it sets variables)
 t_here() {
 	local desc=$1
@@ -120,6 +148,17 @@ suite() {	# suite DRIVER
 		ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$C_IP"
 	chk_loop "loopback: ibv_ud_pingpong on one device" ud-loop 30 ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c -- \
 		ibv_ud_pingpong "${C[@]}" -g "$CG" -n 200 -s 512 -c "$C_IP"
+	chk_loop "loopback: ibv_rc_pingpong over IPv6 GIDs on one device" rc-loop-v6 30 ibv_rc_pingpong "${C[@]}" -g "$CG6" -n 200 -c -- \
+		ibv_rc_pingpong "${C[@]}" -g "$CG6" -n 200 -c "$C_IP"
+	if [ "$DRV" != rxe ]; then
+		t_ok "$DRV: loopback goes straight to the device's receive path (loop_direct=Y)" \
+			loop_via Y rc-loop-Y 30 ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c -- \
+			ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$C_IP"
+		t_ok "$DRV: loop_direct=N: loopback goes through IP and lo" \
+			loop_via N rc-loop-N 30 ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c -- \
+			ibv_rc_pingpong "${C[@]}" -g "$CG" -n 200 -c "$C_IP"
+		cat "$PAIR_LOG"/rc-loop-[YN].via 2>/dev/null | sed 's/^/#   /'
+	fi
 
 	# ---- perftest (-F: no cpufreq warning) ----
 	local PS=("${S[@]}" -x "$SG" -F) PC=("${C[@]}" -x "$CG" -F)
