@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/ip.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,12 +190,29 @@ void mep_tx(struct mep *ep, const struct sockaddr_in *to, const u8 *hdr,
 		memcpy(b->data + hlen, pl, plen);
 }
 
+/* did the datagram of @mh arrive marked CE (IP_RECVTOS)? */
+static bool rx_ce(struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS &&
+		    cm->cmsg_len >= CMSG_LEN(1))
+			return (*CMSG_DATA(cm) & IPTOS_ECN_MASK) == IPTOS_ECN_CE;
+	return false;
+}
+
 /* receive what is there (up to a few batches); returns datagrams taken */
 static int rx_batch(struct mep *ep)
 {
 	struct mmsghdr msg[MEP_BATCH];
 	struct iovec iov[MEP_BATCH];
 	struct sockaddr_in from[MEP_BATCH];
+	/* room for the IP_TOS message (one byte: the ECN field) */
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl[MEP_BATCH];
 	int i, n;
 
 	memset(msg, 0, sizeof(msg));
@@ -205,6 +223,8 @@ static int rx_batch(struct mep *ep)
 		msg[i].msg_hdr.msg_namelen = sizeof(from[i]);
 		msg[i].msg_hdr.msg_iov = &iov[i];
 		msg[i].msg_hdr.msg_iovlen = 1;
+		msg[i].msg_hdr.msg_control = ctl[i].buf;
+		msg[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
 	}
 	n = recvmmsg(ep->fd, msg, MEP_BATCH, MSG_DONTWAIT, NULL);
 	if (n <= 0)
@@ -214,6 +234,7 @@ static int rx_batch(struct mep *ep)
 			.buf = iov[i].iov_base, .len = msg[i].msg_len,
 			.src = mep_name(ep, &from[i]), .dst = ep->name,
 			.src_port = ntohs(from[i].sin_port),
+			.ce = rx_ce(&msg[i].msg_hdr),
 		};
 		struct mre_conn *c;
 
@@ -357,7 +378,7 @@ int mep_poll_cq(struct mep *ep, struct mep_wc *wc, int n)
 
 static int ep_socket(struct mep *ep, const char *addr, uint16_t port)
 {
-	int buf = 4 << 20;
+	int buf = 4 << 20, ect0 = IPTOS_ECN_ECT0, on = 1;
 	socklen_t sl = sizeof(ep->local);
 
 	ep->local.sin_family = AF_INET;
@@ -372,6 +393,10 @@ static int ep_socket(struct mep *ep, const char *addr, uint16_t port)
 		return -errno;
 	setsockopt(ep->fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
 	setsockopt(ep->fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	/* every packet ECT(0), and the ECN field of each one received told */
+	if (setsockopt(ep->fd, IPPROTO_IP, IP_TOS, &ect0, sizeof(ect0)) ||
+	    setsockopt(ep->fd, IPPROTO_IP, IP_RECVTOS, &on, sizeof(on)))
+		return -errno;
 	if (bind(ep->fd, (struct sockaddr *)&ep->local, sizeof(ep->local)) ||
 	    getsockname(ep->fd, (struct sockaddr *)&ep->local, &sl))
 		return -errno;
