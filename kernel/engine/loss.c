@@ -7,7 +7,8 @@
  * message of a few packets a path leaves nothing later on the path, and
  * its loss waits for the next message, a tail probe or the RTO. Here the
  * connection keeps the newest send time of any packet known to have
- * arrived (time_sent: its path's ACK said so, or its TSN was accepted),
+ * arrived (time_sent: its path's ACK said so, or its TSN, sent once, was
+ * accepted: a resent TSN accepted may be any transmission's, Karn),
  * with the round trip it took to hear of it (time_rtt) and its path. An
  * unsettled PSN of path p sent before it is lost at
  *

@@ -636,10 +636,9 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 	if (seq_lt(psn, p->psn_una) || !seq_lt(psn, p->psn_next) ||
 	    is_settled(p, psn))
 		return;
-	/* news for loss.c, unless it may be an earlier transmission's */
+	/* news for loss.c if sent once: a resent TSN may be any copy's (Karn) */
 	t = mre_txd_of(c, tsn);
-	if (tsn != MRE_PSN_PROBE &&
-	    (t->xmits < 2 || (u32)now - t->sent >= p->min_rtt))
+	if (tsn != MRE_PSN_PROBE && t->xmits < 2)
 		mre_loss_delivered(c, t, tsn, now);
 	settle(p, c, psn);
 	loss_sample(p, c, false);
