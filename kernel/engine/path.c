@@ -792,12 +792,12 @@ static u64 stall_rto_max(const struct mre_config *cfg)
  * to sibling paths on dead routes too, silence (path_silent()) needs a
  * sibling heard, and the peer moves its ACK route only on a PROBE. So
  * from the MRE_STALL_MOVE-th stall RTO in a row with nothing heard since
- * the one before, the path also takes a new source port and, if it has
- * an RTT sample of its own, sends a PROBE there (true: the caller sends
- * it), which the peer answers on a new port of its own; the first answer
- * ends the stall. The probe is the path's tail probe too (its ACK shows
- * what got there), and unanswered older probes give way to it, or each
- * would keep a packet of the window. Still no health change, no window
+ * the one before, the path takes a new source port and, with an RTT
+ * sample and packets out on a sibling too (else the resend tests the
+ * other routes, and a probe would take a 1-packet window before it), a
+ * PROBE there (true: the caller sends it), which the peer answers on a
+ * new port of its own; the first answer ends the stall. It is the tail
+ * probe too; older unanswered probes give way to it (each holds window). Still no health change, no window
  * cut and no failure; and a path never heard at all (an incast sender
  * whose first packets were all dropped at a swamped receiver) only moves:
  * its probes would add to the swamp, and their answers would make its
@@ -829,7 +829,7 @@ static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	move = p->n_stall >= MRE_STALL_MOVE && !p->plane_down;
 	if (move) {
 		mre_path_repath(p, c, MRE_TRW_STALL);
-		probe = p->srtt != 0;
+		probe = p->srtt != 0 && c->inflight > p->inflight;
 	}
 	if (probe) {
 		/* unanswered probes give way to the new one (the window) */

@@ -1450,6 +1450,161 @@ MRE_TEST(conn_path_blackhole)
 	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.path_recovered, 1);
 }
 
+/*
+ * One path id dies for good, both directions, while WRITEs and READs run
+ * (tests/conformance/mitm.py's kill-path): the connection lives on the
+ * other paths, every operation completes. Once FAILED, the dead path gets
+ * no DATA (MR-6.1-3) and its probes back off (MR-6.6-2). With 1 ms of
+ * jitter the connection window falls to one packet (RTTs taken for a
+ * queue), and the only packet out was on the dead path: its stall
+ * timeouts sent a PROBE there every rto_init, which took that one slot
+ * before the lost packet's resend could, until dead_ns failed the
+ * connection. (Not asserted yet: a path whose every packet is lost by
+ * send time, fewer than silence_k at a time, is never judged and keeps
+ * its share of DATA.)
+ */
+struct deadpath {
+	u16 path;
+	bool on;
+	u64 jitter;		/* up to this much extra delay (reordering) */
+	u64 probes[2];		/* PROBEs into the dead path, per sender */
+	u64 data_failed[2];	/* DATA into it while its sender had it FAILED */
+	u64 data[2];		/* DATA into it after it died */
+};
+
+static bool hook_deadpath(struct pair *p, u32 from, const struct pair_pkt *pk,
+			  u64 n, u64 *extra)
+{
+	struct deadpath *d = p->hook_ctx;
+
+	if (d->jitter)
+		*extra = mdl_rand(&p->rng) % d->jitter;
+	if (!d->on || pk->path != d->path)
+		return false;
+	if (pk->type == MRE_T_PROBE)
+		d->probes[from]++;
+	if (pk->type == MRE_T_DATA) {
+		d->data[from]++;
+		if (p->c[from].paths[d->path].health == MRE_PATH_FAILED)
+			d->data_failed[from]++;
+	}
+	return true;
+}
+
+/* probes a FAILED path may send in @t ns: the doubling, then probe_max */
+static u64 probe_bound(const struct mre_config *cfg, u64 t)
+{
+	u64 ivl = 1000, n = 0;
+
+	while (ivl < cfg->probe_max_ns) {
+		ivl *= 2;
+		n++;
+	}
+	/* and the tail and stall probes before it failed */
+	return n + t / cfg->probe_max_ns + 8;
+}
+
+static void dead_path(struct kunit *test, const struct mre_config *cfg,
+		      u64 delay, u64 jitter, u32 len, u16 path)
+{
+	struct mre_wqe rd = { .op = MRE_OP_READ_REQ, .len = len };
+	struct deadpath d = { .path = path, .jitter = jitter };
+	u32 i, ops = 40, done = 0;
+	struct rig r;
+	u64 t0 = 0;
+	u8 *lbuf;
+
+	rig_init(test, &r, cfg, delay);
+	r.p->hook = hook_deadpath;
+	r.p->hook_ctx = &d;
+	rd.rkey = r.mr->key;
+	lbuf = MRE_ALLOC(test, BUF);
+	for (i = 0; i < ops; i++) {
+		u32 off = (i % 3) * 64 * KB;
+		u64 lim = r.p->now + 10000000000ULL;
+
+		if (i == 4) {
+			d.on = true;
+			t0 = r.p->now;
+		}
+		write(&r, off, len, 2 * i);
+		rd.raddr = 0x10000 + off;
+		mdl_post_send(r.a, &rd, lbuf + off, 2 * i + 1);
+		while (r.a->nlog < 2 * i + 2 && r.p->now < lim &&
+		       pair_step(r.p))
+			;
+		if (r.a->nlog < 2 * i + 2)
+			break;
+		done++;
+		if (!same(lbuf + off, r.src + off, len))
+			break;
+		mre_memset(lbuf + off, 0, len);
+	}
+	/* the answers' ACKs and the probes after them */
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, done, ops);
+	MRE_EXPECT_EQ(test, r.a->errors, 0);
+	MRE_EXPECT_EQ(test, r.a->fatal, 0);
+	MRE_EXPECT_EQ(test, r.b->fatal, 0);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, r.p->c[1].state, MRE_CONN_ESTABLISHED);
+	for (i = 0; i < 2; i++) {
+		if (d.probes[i] > probe_bound(cfg, r.p->now - t0) ||
+		    d.data_failed[i])
+			MRE_LOG(test, "node %u: %llu probes, %llu data (%llu failed) in %llu ns",
+				i, d.probes[i], d.data[i], d.data_failed[i],
+				r.p->now - t0);
+		MRE_EXPECT_LE(test, d.probes[i], probe_bound(cfg, r.p->now - t0));
+		MRE_EXPECT_EQ(test, d.data_failed[i], 0);
+	}
+}
+
+/* kernel/param.c's and mroce-ep's software values */
+static void soft_config(struct mre_config *cfg)
+{
+	mre_config_default(cfg);
+	cfg->rto_min_ns = 5000000;
+	cfg->rto_init_ns = 20000000;
+	cfg->ack_delay_ns = 500000;
+	cfg->answer_ack_ns = 2000000;
+	cfg->dead_ns = 5000000000ULL;
+	cfg->ack_freq = 8;
+	cfg->ack_ooo_now = 0;
+	cfg->loss_queue_pct = 0;
+	cfg->probe_min_ns = 4 * cfg->rto_min_ns;
+	cfg->connect_ns = cfg->rto_init_ns;
+	cfg->active_ns = cfg->rto_min_ns;
+}
+
+MRE_TEST(conn_dead_path_default)
+{
+	struct mre_config cfg;
+	u16 k;
+
+	mre_config_default(&cfg);
+	for (k = 0; k < 8; k += 3) {
+		dead_path(test, &cfg, 5000, 0, 64 * KB, k);
+		dead_path(test, &cfg, 500000, 0, 64 * KB, k);
+		dead_path(test, &cfg, 5000, 1000000, 64 * KB, k);
+		dead_path(test, &cfg, 5000, 0, 2, k);
+	}
+}
+
+MRE_TEST(conn_dead_path_soft)
+{
+	struct mre_config cfg;
+	u16 k;
+
+	soft_config(&cfg);
+	for (k = 0; k < 8; k += 3) {
+		dead_path(test, &cfg, 5000, 0, 64 * KB, k);
+		dead_path(test, &cfg, 500000, 0, 64 * KB, k);
+		dead_path(test, &cfg, 5000, 1000000, 64 * KB, k);
+		dead_path(test, &cfg, 50000, 200000, 64 * KB, k);
+		dead_path(test, &cfg, 5000, 0, 2, k);
+	}
+}
+
 static bool hook_all(struct pair *p, u32 from, const struct pair_pkt *pk,
 		     u64 n, u64 *extra)
 {
@@ -2187,6 +2342,8 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_small_message_one_path),
 	  MRE_CASE(conn_path_due_exact),
 	  MRE_CASE(conn_path_blackhole),
+	  MRE_CASE(conn_dead_path_default),
+	  MRE_CASE(conn_dead_path_soft),
 	  MRE_CASE(conn_peer_dead),
 	  MRE_CASE(conn_peer_failed_end),
 	  MRE_CASE(conn_reopen_after_failure),
