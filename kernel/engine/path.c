@@ -8,8 +8,7 @@
  *             outstanding. Fires: everything outstanding is lost, the path
  *             gets a new source port, SUSPECT, or FAILED after fail_rtos;
  *             if nothing was heard from the peer, only the oldest is lost
- *             (conn_stall_rto()), and from the second such in a row the
- *             path moves and probes.
+ *             (conn_stall_rto()), and from the second the path moves.
  *   probe_at  armed while FAILED (not while its plane is down). Fires: a
  *             PROBE on a fresh source port; the interval doubles up to
  *             probe_max_ns. An ACK covering a probe makes the path GOOD.
@@ -835,8 +834,10 @@ static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 		/* unanswered probes give way to the new one (the window) */
 		for (psn = p->psn_una; psn != p->psn_next; psn++)
 			if (!is_settled(p, psn) &&
-			    p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE)
+			    p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE) {
 				settle_lost(p, c, psn, MRE_TRW_STALL);
+				c->ep->ctr.loss_rto++;	/* as traced */
+			}
 		advance_una(p);
 		/* it is the tail probe too: its ACK shows what got there */
 		p->tlp_at = 0;

@@ -375,6 +375,15 @@ static u32 tr_sum(const struct mdl_node *n, u32 ev)
 	return sum;
 }
 
+/* LOSS events a timer traced (loss_rto counts them: protocol.md 6.3) */
+static u64 timer_losses(const struct mdl_node *n)
+{
+	return (u64)n->tr[MRE_TR_LOSS][MRE_TRW_RTO] +
+	       n->tr[MRE_TR_LOSS][MRE_TRW_STALL] +
+	       n->tr[MRE_TR_LOSS][MRE_TRW_PROBE] +
+	       n->tr[MRE_TR_LOSS][MRE_TRW_PLANE];
+}
+
 /*
  * mre_ops.trace through a lossy transfer: every loss, repath and open the
  * counters saw is reported once, with the reason the counter names, and
@@ -401,10 +410,7 @@ MRE_TEST(conn_trace_follows_counters)
 			      ct->loss_time);
 		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_SILENT],
 			      ct->loss_silent);
-		MRE_EXPECT_EQ(test, n->tr[MRE_TR_LOSS][MRE_TRW_RTO] +
-			      n->tr[MRE_TR_LOSS][MRE_TRW_STALL] +
-			      n->tr[MRE_TR_LOSS][MRE_TRW_PROBE] +
-			      n->tr[MRE_TR_LOSS][MRE_TRW_PLANE], ct->loss_rto);
+		MRE_EXPECT_EQ(test, timer_losses(n), ct->loss_rto);
 		MRE_EXPECT_EQ(test, tr_sum(n, MRE_TR_REPATH), ct->path_repath);
 		MRE_EXPECT_EQ(test, tr_sum(n, MRE_TR_CONN_OPEN), ct->conn_open);
 		MRE_EXPECT_EQ(test, tr_sum(n, MRE_TR_CONN_FAIL), 0);
@@ -1556,6 +1562,9 @@ static void dead_path(struct kunit *test, const struct mre_config *cfg,
 				r.p->now - t0);
 		MRE_EXPECT_LE(test, d.probes[i], probe_bound(cfg, r.p->now - t0));
 		MRE_EXPECT_EQ(test, d.data_failed[i], 0);
+		/* every loss a timer found is traced and counted alike */
+		MRE_EXPECT_EQ(test, timer_losses(&r.p->n[i]),
+			      r.p->n[i].ep.ctr.loss_rto);
 	}
 }
 
@@ -1609,6 +1618,35 @@ static bool hook_all(struct pair *p, u32 from, const struct pair_pkt *pk,
 		     u64 n, u64 *extra)
 {
 	return true;
+}
+
+/*
+ * Everything lost both ways for 60 ms, then the network heals: every
+ * path stalls together, moves and probes from its second stall timeout,
+ * and the next stall timeout gives up the probe still unanswered. Each
+ * loss a timer finds is traced and counted (loss_rto) alike, the probes
+ * given up included (they were traced and not counted).
+ */
+MRE_TEST(conn_blackout_timer_losses)
+{
+	struct rig r;
+	u32 k;
+
+	rig_init(test, &r, NULL, 5000);
+	write(&r, 0, 8 * KB, 1);
+	pair_run(r.p, 10000000);
+	r.p->hook = hook_all;
+	write(&r, 0, 256 * KB, 2);
+	pair_run(r.p, 60000000);
+	r.p->hook = NULL;
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, r.a->nlog == 2);
+	MRE_EXPECT_EQ(test, r.a->errors, 0);
+	MRE_EXPECT(test, same(r.src, r.dst, 256 * KB));
+	MRE_EXPECT_GE(test, r.p->n[0].tr[MRE_TR_REPATH][MRE_TRW_STALL], 1);
+	for (k = 0; k < 2; k++)
+		MRE_EXPECT_EQ(test, timer_losses(&r.p->n[k]),
+			      r.p->n[k].ep.ctr.loss_rto);
 }
 
 MRE_TEST(conn_peer_dead)
@@ -2345,6 +2383,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_dead_path_default),
 	  MRE_CASE(conn_dead_path_soft),
 	  MRE_CASE(conn_peer_dead),
+	  MRE_CASE(conn_blackout_timer_losses),
 	  MRE_CASE(conn_peer_failed_end),
 	  MRE_CASE(conn_reopen_after_failure),
 	  MRE_CASE(conn_reset_spares_unused_stream),
