@@ -196,6 +196,7 @@ phase() {	# phase NAME SIZE [NETEM-SPEC...]
 	IOQ_SEEN=1
 	if [ $# -gt 0 ]; then t_ok "$name: netem $* on both veth ends" netem_on "$@"; fi
 	echo "nvme-test: phase $name start" > /dev/kmsg
+	snap "$C_DEV" "$S_DEV"
 	# (the multipath head nvmeXnY keeps no I/O stats; its path nvmeXcZnY does)
 	PATHDEV=$(ls /sys/block | grep -E '^nvme[0-9]+c[0-9]+n1$' | head -1)
 	PATHDEV=${PATHDEV:-${NSDEV#/dev/}}
@@ -224,6 +225,8 @@ phase() {	# phase NAME SIZE [NETEM-SPEC...]
 	t1=$(uptime_s)
 	echo "nvme-test: phase $name end" > /dev/kmsg
 	[ $# -gt 0 ] && { echo "# $name: $(netem_drops)"; netem_off; }
+	# what the transport did (conn_fail, why: loss_rto, rto_stall, path_*)
+	echo "# $name: counters moved: $(delta "$C_DEV" "$S_DEV" | tr ',' ' ')"
 	dmesg | sed -n "/nvme-test: phase $name start/,/nvme-test: phase $name end/p" > "$dm"
 	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", b - a}')
 	err=$(sed -n 's/.*err= *\([0-9]*\).*/\1/p' "$out" | head -1)
