@@ -7,17 +7,29 @@
 # suite runs node per address: each tester node takes the next address of
 # POOL (198.18.5.10-250 on vC, each used once) and binds port 4796 there
 # (free in nsC: no mroce device holds it in that namespace); "another
-# source" is the next address. Tier 2 needs mroce-ep's side channel, which
-# the module has not: it is left out (--tier 1).
+# source" is the next address. Tier 2 (data) needs mroce-ep's TCP side
+# channel at the IUT's port number: mroce-epside (make tools; the module's
+# side of tests/vm/interop.sh) serves it on TCP 4796 in init_net, a QP and
+# a buffer of mroce0's per session, toward the session's node address.
 #
 # Asserted: the suite ends with every MUST passed (its exit status), and
 # no kernel report in the log. Figures: the suite's table and summary.
 #
 #   scripts/vm/run-guest.sh -y -P -f tests/conformance -t 300 -n conformance \
-#       tests/vm/conformance.sh
+#       tests/vm/conformance.sh [-- tier=1]
 #
-# (-y: the python image; the suite is Python 3, standard library only.)
+# (-y: the python image; the suite is Python 3, standard library only; -P
+# shares build/tests/, where mroce-epside is.)
 . /mnt/host/lib.sh
+
+TIER=""
+for a in "$@"; do
+	case $a in
+	tier=*) TIER=${a#*=};;
+	"") ;;	# (run-guest.sh passes one empty argument when given none)
+	*) echo "unknown argument $a" >&2; exit 2;;
+	esac
+done
 
 SUITE=/mnt/host/conformance/conformance.py
 OUT=${RIG_OUT:-/tmp}/conformance
@@ -42,9 +54,23 @@ t_ok "the pool is on vC (241 addresses)" bash -c \
 	'test "$(ip -n nsC -4 -o addr show dev vC | grep -c "inet 198\.18\.5\.")" -eq 242'
 t_wait 10 ip netns exec nsC ping -c1 -W1 198.18.5.2 > /dev/null
 mkdir -p "$OUT"
-ip netns exec nsC python3 "$SUITE" --tier 1 --iut 198.18.5.2:4796 \
+args=()
+if [ "$TIER" = 1 ]; then
+	args=(--tier 1)
+else
+	t_ok "mroce-epside shared (make tools)" command -v mroce-epside
+	mroce-epside -d mroce0 -p 4796 -T 60 > "$OUT/epside.out" 2>&1 &
+	side=$!
+	t_ok "the side channel listens (mroce-epside, TCP 4796)" t_wait 10 \
+		bash -c "ss -ltn | grep -q ':4796 '"
+fi
+ip netns exec nsC python3 "$SUITE" "${args[@]}" --iut 198.18.5.2:4796 \
 	--port 4796 --src-pool "$POOL" --out "$OUT" > "$OUT/suite.out" 2>&1
 rc=$?
+if [ -n "${side:-}" ]; then
+	kill "$side" 2>/dev/null; wait "$side" 2>/dev/null
+	echo "# mroce-epside: $(grep -c '^epside: served' "$OUT/epside.out") sessions, $(grep -c 'verdict ok' "$OUT/epside.out") verdict ok"
+fi
 grep -E '^conformance:' "$OUT/suite.out" | sed 's/^/# /'	# pool use, a stop
 grep -E '^\| MR-' "$OUT/suite.out" | grep -v '| n/a |' | sed 's/^/# /'
 grep -E '^checks:|passed, .* failed' "$OUT/suite.out" | sed 's/^/# suite: /'
