@@ -13,9 +13,11 @@
  *             PROBE on a fresh source port; the interval doubles up to
  *             probe_max_ns. An ACK covering a probe makes the path GOOD.
  *   quiet_due armed while the path has silence_k PSNs out that it has
- *             heard nothing about. Fires: if packets sent after them on
- *             other paths have been acknowledged, the path is silent
- *             (path_silent()); else it waits for such an ACK (quiet_wait).
+ *             heard nothing about (those it lost by send time since it
+ *             last heard anything count, though settled). Fires: if
+ *             packets sent after them on other paths have been
+ *             acknowledged, the path is silent (path_silent()); else it
+ *             waits for such an ACK (quiet_wait).
  *   ack_at    (receive side) the delayed-ACK deadline, see recv.c.
  * Each is set through mre_due(): mre_conn_run() looks no earlier.
  */
@@ -177,6 +179,18 @@ static u64 quiet_span(const struct mre_path *p)
 	return p->srtt + MRE_MAX(4 * p->rttvar, p->srtt / 4);
 }
 
+/*
+ * The PSN silence watches: the silence_k-th unheard one, counting the
+ * PSNs lost by send time since the path last heard anything: no ACK said
+ * anything of those either. (Settled, they moved psn_una, and a path that
+ * loses every batch of fewer than silence_k by send time was never judged.)
+ */
+static u32 quiet_psn(const struct mre_path *p, const struct mre_conn *c)
+{
+	return first_unheard(p) + c->silence_k - 1 -
+	       MRE_MIN(p->time_unheard, c->silence_k - 1);
+}
+
 static void quiet_set(struct mre_path *p, struct mre_conn *c, u64 sent)
 {
 	p->quiet_on = true;
@@ -193,7 +207,7 @@ static void quiet_set(struct mre_path *p, struct mre_conn *c, u64 sent)
  */
 static void quiet_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 {
-	u32 psn = first_unheard(p) + c->silence_k - 1;
+	u32 psn = quiet_psn(p, c);
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
 	const struct mre_txd *t = mre_txd_of(c, tsn);
 
@@ -293,7 +307,7 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u8 tail,
 		tlp_arm(p, c, now);
 	if (!p->quiet_on && p->srtt && tsn != MRE_PSN_PROBE &&
 	    p->health != MRE_PATH_FAILED &&
-	    psn == first_unheard(p) + c->silence_k - 1)
+	    psn == quiet_psn(p, c))
 		quiet_set(p, c, now);
 	return psn;
 }
@@ -573,6 +587,7 @@ static void ack_measure(struct mre_path *p, struct mre_conn *c,
 			recovered(p, c);
 		p->n_rto = 0;
 		p->n_stall = 0;
+		p->time_unheard = 0;
 	}
 	if (p->health != MRE_PATH_FAILED) {
 		mre_cc_path_ack(p, c, n->acked, n->lost, ce);
@@ -631,14 +646,21 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 {
 	u32 tsn = p->ring[psn & (MRE_PATH_RING - 1)];
 	const struct mre_txd *t;
+	bool news;
 
 	if (seq_lt(psn, p->psn_una) || !seq_lt(psn, p->psn_next) ||
 	    is_settled(p, psn))
 		return;
-	/* news for loss.c if sent once: a resent TSN may be any copy's (Karn) */
+	/*
+	 * News for loss.c and of the path if sent once: a resent TSN may be
+	 * any copy's (Karn), as the first arriving late behind its resend here
+	 */
 	t = mre_txd_of(c, tsn);
-	if (tsn != MRE_PSN_PROBE && t->xmits < 2)
+	news = tsn != MRE_PSN_PROBE && t->xmits < 2;
+	if (news) {
 		mre_loss_delivered(c, t, tsn, now);
+		p->time_unheard = 0;
+	}
 	settle(p, c, psn);
 	loss_sample(p, c, false);
 	p->n_stall = 0;
@@ -657,13 +679,16 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 		if (!p->tlp_out)
 			tlp_arm(p, c, now);
 	}
-	quiet_arm(p, c, now);
+	/* no news: a watch that counts losses by send time stays on */
+	if (news || !p->time_unheard || !p->quiet_on)
+		quiet_arm(p, c, now);
 }
 
 u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 		       u32 newest_tsn, u64 wait, u64 now)
 {
-	u32 psn, n = 0;
+	u32 psn, n = 0, unheard = 0, kth = 0;
+	bool kth_lost = false;
 	u64 due = 0;
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++) {
@@ -680,6 +705,11 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 			due = wait - age;
 			break;
 		}
+		if (seq_ge(psn, p->psn_fack) &&	/* unheard of */
+		    p->time_unheard + ++unheard >= c->silence_k && !kth_lost) {
+			kth_lost = true;
+			kth = t->sent;
+		}
 		settle_lost(p, c, psn, MRE_TRW_TIME);
 		n++;
 	}
@@ -692,14 +722,25 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 		mre_cc_path_time_lost(p, c, n);
 		check_repath(p, c);
 	}
-	/*
-	 * No quiet_arm(): these were not heard of either, and a black-holed
-	 * path must still be found silent, not lose each new packet by time.
-	 */
 	if (!p->inflight) {
 		p->rto_at = 0;
 		p->tlp_at = 0;
 	}
+	/*
+	 * Those above fack were not heard of either: they count for silence
+	 * (a black-holed path must be found silent, not lose each new packet
+	 * by send time), the silence_k-th by its send time. A watch on stays:
+	 * psn_una may pass PSNs that arrived (by TSN) and move it later.
+	 */
+	if (!unheard || p->health == MRE_PATH_FAILED)
+		return due;
+	p->time_unheard += unheard;
+	if (p->quiet_on)
+		return due;
+	if (kth_lost)
+		quiet_set(p, c, now - (u32)((u32)now - kth));
+	else
+		quiet_arm(p, c, now);
 	return due;
 }
 
@@ -955,46 +996,4 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 		p->probe_at = mre_due(c, p, now + p->probe_ivl);
 	}
 	return probe;
-}
-
-enum mre_win_res mre_path_rx(struct mre_path *p, u32 psn, u32 path_una,
-			     u32 ts, bool ce, u64 now, bool *gap)
-{
-	enum mre_win_res r;
-	u32 adv;
-
-	/* the sender has settled everything below path_una: stop waiting */
-	if (seq_gt(path_una, p->rx.base) &&
-	    seq_le(path_una - p->rx.base, 1u << 30))
-		mre_win_skip(&p->rx, path_una);
-	if (seq_lt(p->rx_high, p->rx.base))
-		p->rx_high = p->rx.base;
-	r = mre_win_mark(&p->rx, psn, &adv);
-	*gap = false;
-	if (r == MRE_WIN_AHEAD)
-		return r;
-	p->st_rx++;
-	if (ce)
-		p->rx_ce++;
-	p->rx_ts = ts;
-	p->rx_ts_at = now;
-	p->rx_unacked++;
-	/*
-	 * Out of order (a hole opened, or one filled): tell the sender at
-	 * once. PSNs are never sent twice: one below the highest arrived was
-	 * reordered by that distance, which the ACK reports (FACK learns its
-	 * patience from it). In order above an open hole is not news.
-	 */
-	if (seq_ge(psn, p->rx_high)) {
-		*gap = psn != p->rx_high;
-		p->rx_high = psn + 1;
-	} else {
-		u32 d = p->rx_high - 1 - psn;
-
-		if (d > p->rx_reorder && d < MRE_PATH_RING)
-			p->rx_reorder = d;
-		p->st_late++;
-		*gap = true;
-	}
-	return r;
 }

@@ -101,6 +101,7 @@ struct mre_path {
 	u64 quiet_due;		/* ... overdue from here (0: none, or quiet_wait) */
 	bool quiet_on;		/* quiet_ts is valid */
 	bool quiet_wait;	/* overdue: waiting for evidence from other paths */
+	u32 time_unheard;	/* unheard PSNs lost by send time since news */
 
 	/* receive (the peer's path with the same id) */
 	struct mre_win rx;

@@ -1465,9 +1465,13 @@ MRE_TEST(conn_path_blackhole)
  * queue), and the only packet out was on the dead path: its stall
  * timeouts sent a PROBE there every rto_init, which took that one slot
  * before the lost packet's resend could, until dead_ns failed the
- * connection. (Not asserted yet: a path whose every packet is lost by
- * send time, fewer than silence_k at a time, is never judged and keeps
- * its share of DATA.)
+ * connection. Each side sends at most max_data DATA into the dead path
+ * (mitm.py's 64; 0: unchecked) and, if it sent any, does not end with
+ * it GOOD: with
+ * the software values each operation put about 8 packets on it, all lost
+ * by send time, fewer than silence_k, and the path was never judged
+ * (silence restarted from each batch) and took up to 384 DATA. When the
+ * path heals, its probes bring it back (not FAILED).
  */
 struct deadpath {
 	u16 path;
@@ -1511,7 +1515,7 @@ static u64 probe_bound(const struct mre_config *cfg, u64 t)
 }
 
 static void dead_path(struct kunit *test, const struct mre_config *cfg,
-		      u64 delay, u64 jitter, u32 len, u16 path)
+		      u64 delay, u64 jitter, u32 len, u16 path, u64 max_data)
 {
 	struct mre_wqe rd = { .op = MRE_OP_READ_REQ, .len = len };
 	struct deadpath d = { .path = path, .jitter = jitter };
@@ -1562,10 +1566,36 @@ static void dead_path(struct kunit *test, const struct mre_config *cfg,
 				r.p->now - t0);
 		MRE_EXPECT_LE(test, d.probes[i], probe_bound(cfg, r.p->now - t0));
 		MRE_EXPECT_EQ(test, d.data_failed[i], 0);
+		/* found out within a bounded number of packets (mitm.py's 64) */
+		if ((max_data && d.data[i] > max_data) || (d.data[i] &&
+		    r.p->c[i].paths[path].health == MRE_PATH_GOOD))
+			MRE_LOG(test, "node %u: %llu data into path %u, ends %s (delay %llu jitter %llu len %u)",
+				i, d.data[i], path,
+				mre_path_health_name(r.p->c[i].paths[path].health),
+				delay, jitter, len);
+		if (max_data)
+			MRE_EXPECT_LE(test, d.data[i], max_data);
+		if (max_data && d.data[i])
+			MRE_EXPECT_NE(test, r.p->c[i].paths[path].health,
+				      MRE_PATH_GOOD);
 		/* every loss a timer found is traced and counted alike */
 		MRE_EXPECT_EQ(test, timer_losses(&r.p->n[i]),
 			      r.p->n[i].ep.ctr.loss_rto);
 	}
+	/* the path heals: a probe brings it back, and it carries data */
+	d.on = false;
+	pair_run(r.p, 2 * cfg->probe_max_ns);
+	for (i = 0; i < 8; i++) {
+		write(&r, (i % 3) * 64 * KB, len, 2 * (ops + i));
+		rd.raddr = 0x10000 + (i % 3) * 64 * KB;
+		mdl_post_send(r.a, &rd, lbuf, 2 * (ops + i) + 1);
+	}
+	pair_run(r.p, 1000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 2 * (ops + 8));
+	/* (a SUSPECT one that got nothing to send since stays so) */
+	for (i = 0; i < 2; i++)
+		MRE_EXPECT_NE(test, r.p->c[i].paths[path].health,
+			      MRE_PATH_FAILED);
 }
 
 /* kernel/param.c's and mroce-ep's software values */
@@ -1592,10 +1622,16 @@ MRE_TEST(conn_dead_path_default)
 
 	mre_config_default(&cfg);
 	for (k = 0; k < 8; k += 3) {
-		dead_path(test, &cfg, 5000, 0, 64 * KB, k);
-		dead_path(test, &cfg, 500000, 0, 64 * KB, k);
-		dead_path(test, &cfg, 5000, 1000000, 64 * KB, k);
-		dead_path(test, &cfg, 5000, 0, 2, k);
+		dead_path(test, &cfg, 5000, 0, 64 * KB, k, 64);
+		dead_path(test, &cfg, 500000, 0, 64 * KB, k, 64);
+		/*
+		 * Not bounded yet: with 1 ms of jitter, in some seeds (7 of
+		 * 45) a side sends 68-326 DATA into the dead path, which is
+		 * lost by its timers and stays SUSPECT (or even GOOD) for up
+		 * to seconds; HEAD did the same (seeds 15, 18, 19, 22, 44)
+		 */
+		dead_path(test, &cfg, 5000, 1000000, 64 * KB, k, 0);
+		dead_path(test, &cfg, 5000, 0, 2, k, 64);
 	}
 }
 
@@ -1606,11 +1642,11 @@ MRE_TEST(conn_dead_path_soft)
 
 	soft_config(&cfg);
 	for (k = 0; k < 8; k += 3) {
-		dead_path(test, &cfg, 5000, 0, 64 * KB, k);
-		dead_path(test, &cfg, 500000, 0, 64 * KB, k);
-		dead_path(test, &cfg, 5000, 1000000, 64 * KB, k);
-		dead_path(test, &cfg, 50000, 200000, 64 * KB, k);
-		dead_path(test, &cfg, 5000, 0, 2, k);
+		dead_path(test, &cfg, 5000, 0, 64 * KB, k, 64);
+		dead_path(test, &cfg, 500000, 0, 64 * KB, k, 64);
+		dead_path(test, &cfg, 5000, 1000000, 64 * KB, k, 64);
+		dead_path(test, &cfg, 50000, 200000, 64 * KB, k, 64);
+		dead_path(test, &cfg, 5000, 0, 2, k, 64);
 	}
 }
 
