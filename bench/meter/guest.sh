@@ -14,6 +14,7 @@
 #                       a knob is two boots: instruction counts do not move
 #                       between boots as wall time does)
 #     cases="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"
+#                       (also write_lat_lo, write_bw_64k_lo: one device)
 #     trace=K   a timeline instead (scripts/bench-timeline.sh, no plugin):
 #               the kernel's trace of work requests n/2 to n/2 + K, with
 #               the shim turning it on and off and marking each request
@@ -37,6 +38,7 @@ for a in "$@"; do
 done
 
 # name | perftest program and options | iterations | metric
+# (*_lo: both QPs on the client's device, ${d}0, its own address: loopback)
 CASES="
 write_lat|ib_write_lat -s 2|2000|lat
 read_lat|ib_read_lat -s 2|2000|lat
@@ -45,6 +47,8 @@ atomic_lat|ib_atomic_lat|2000|lat
 write_bw_4k|ib_write_bw -s 4096|4000|bw
 send_bw_4k|ib_send_bw -s 4096|4000|bw
 write_bw_64k|ib_write_bw -s 65536|2000|bw
+write_lat_lo|ib_write_lat -s 2|2000|lat
+write_bw_64k_lo|ib_write_bw -s 65536|2000|bw
 "
 O=${RIG_OUT:-/tmp}/meter
 mkdir -p "$O"
@@ -118,13 +122,14 @@ run() {	# run ID DRIVER CASE REP
 	read -r -a args <<<"$prog"
 	# not pair(): its watch loop forks every 0.2 s, work the windows would
 	# count; the client runs in the foreground, and nothing else runs
-	local log=$PAIR_LOG/$d-$c-$rep sp src
-	timeout 150 "${args[@]}" -n "$n" --use_old_post_send -d "${d}1" -x "${SG[$d]}" -F \
+	local log=$PAIR_LOG/$d-$c-$rep sp src sdev=${d}1 sg=${SG[$d]} sip=198.18.0.2
+	[[ $c == *_lo ]] && sdev=${d}0 sg=${CG[$d]} sip=198.18.0.1
+	timeout 150 "${args[@]}" -n "$n" --use_old_post_send -d "$sdev" -x "$sg" -F \
 		> "$log.srv" 2>&1 &
 	sp=$!
 	wait_server tcp:18515
 	timeout 120 env "LD_PRELOAD=$SHIM" "${win[@]}" \
-		"${args[@]}" -n "$n" --use_old_post_send -d "${d}0" -x "${CG[$d]}" -F 198.18.0.2 > "$log.cli" 2>&1
+		"${args[@]}" -n "$n" --use_old_post_send -d "${d}0" -x "${CG[$d]}" -F "$sip" > "$log.cli" 2>&1
 	rc=$?
 	wait "$sp"; src=$?
 	if [ "$TRACE" != 0 ]; then
