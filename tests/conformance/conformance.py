@@ -840,6 +840,35 @@ def start_ep(ep):
     raise SystemExit("conformance: could not start %s" % ep)
 
 
+def write_results(outdir, rows, results, meta, title):
+    """Write results.tsv and results.json to outdir and print the table and
+    the summary (rows: (id, level, result, note); results: (ids, check,
+    result, note)). Returns the ids of the MUSTs that failed. Tier 3
+    (mitm.py) reports through it too."""
+    os.makedirs(outdir, exist_ok=True)
+    with open(os.path.join(outdir, "results.tsv"), "w") as f:
+        f.write("id\tlevel\tresult\tnote\n")
+        for r in rows:
+            f.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r) + "\n")
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(dict(meta, requirements=[dict(zip(("id", "level", "result", "note"), r))
+                                           for r in rows],
+                       checks=[{"name": c, "ids": i, "result": r, "note": n}
+                               for i, c, r, n in results]), f, indent=1)
+    print("# MetaRoCE conformance, %s\n" % title)
+    print("| requirement | level | result | checks / note |")
+    print("|---|---|---|---|")
+    for rid, lv, res, note in rows:
+        print("| %s | %s | %s | %s |" % (rid, lv, res, note.replace("|", "/")))
+    np = sum(1 for r in rows if r[2] == "pass")
+    nf = sum(1 for r in rows if r[2] == "fail")
+    nc = sum(1 for r in results if r[2] == "fail")
+    print("\nchecks: %d run, %d failed; requirements: %d n/a; results in %s" % (
+        len(results), nc, sum(1 for r in rows if r[2] == "n/a"), outdir))
+    print("%d passed, %d failed" % (np, nf))
+    return [r[0] for r in rows if r[2] == "fail" and r[1] == "MUST"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -939,30 +968,9 @@ def report(results, name, seed, outdir, secs, mode="port per node"):
                 "UD, or the IUT's own state; see README)"
         rows.append((rid, level(rid), res, note))
 
-    os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "results.tsv"), "w") as f:
-        f.write("id\tlevel\tresult\tnote\n")
-        for r in rows:
-            f.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r) + "\n")
-    with open(os.path.join(outdir, "results.json"), "w") as f:
-        json.dump({"iut": name, "seed": seed, "tier": 2, "mode": mode,
-                   "requirements": [dict(zip(("id", "level", "result", "note"), r))
-                                    for r in rows],
-                   "checks": [{"name": c, "ids": i, "result": r, "note": n}
-                              for i, c, r, n in results]}, f, indent=1)
-
-    print("# MetaRoCE conformance, tiers 1-2: %s (seed %d, %.1f s)\n" % (name, seed, secs))
-    print("| requirement | level | result | checks / note |")
-    print("|---|---|---|---|")
-    for rid, lv, res, note in rows:
-        print("| %s | %s | %s | %s |" % (rid, lv, res, note.replace("|", "/")))
-    np = sum(1 for r in rows if r[2] == "pass")
-    nf = sum(1 for r in rows if r[2] == "fail")
-    nmust = sum(1 for r in rows if r[2] == "fail" and r[1] == "MUST")
-    nc = sum(1 for r in results if r[2] == "fail")
-    print("\nchecks: %d run, %d failed; requirements: %d n/a; results in %s" % (
-        len(results), nc, sum(1 for r in rows if r[2] == "n/a"), outdir))
-    print("%d passed, %d failed" % (np, nf))
+    nmust = write_results(outdir, rows, results,
+                          {"iut": name, "seed": seed, "tier": 2, "mode": mode},
+                          "tiers 1-2: %s (seed %d, %.1f s)" % (name, seed, secs))
     return 1 if nmust else 0
 
 

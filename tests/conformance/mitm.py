@@ -29,6 +29,8 @@ import socket
 import struct
 import subprocess
 import sys
+
+import conformance
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -585,31 +587,10 @@ def report(results, outdir, secs, seed):
             res, use = "n/a", got
         note = "; ".join("%s: %s" % (c[0], c[2]) for c in use)
         rows.append((rid, LEVELS.get(rid, "?"), res, note))
-    os.makedirs(outdir, exist_ok=True)
-    with open(os.path.join(outdir, "results.tsv"), "w") as f:
-        f.write("id\tlevel\tresult\tnote\n")
-        for r in rows:
-            f.write("\t".join(x.replace("\t", " ").replace("\n", " ") for x in r) + "\n")
-    with open(os.path.join(outdir, "results.json"), "w") as f:
-        json.dump({"tier": 3, "seed": seed,
-                   "requirements": [dict(zip(("id", "level", "result", "note"), r))
-                                    for r in rows],
-                   "checks": [{"name": c, "ids": i, "result": r, "note": n}
-                              for i, c, r, n in results]}, f, indent=1)
-    print("# MetaRoCE conformance, tier 3 (man in the middle): mroce-ep "
-          "client and server, node mode (seed %d, %.1f s)\n" % (seed, secs))
-    print("| requirement | level | result | checks / note |")
-    print("|---|---|---|---|")
-    for rid, lv, res, note in rows:
-        print("| %s | %s | %s | %s |" % (rid, lv, res, note.replace("|", "/")))
-    np = sum(1 for r in rows if r[2] == "pass")
-    nf = sum(1 for r in rows if r[2] == "fail")
-    nmust = [r[0] for r in rows if r[2] == "fail" and r[1] == "MUST"]
-    nc = sum(1 for r in results if r[2] == "fail")
-    print("\nchecks: %d run, %d failed; requirements: %d n/a; results in %s" % (
-        len(results), nc, sum(1 for r in rows if r[2] == "n/a"), outdir))
-    print("%d passed, %d failed" % (np, nf))
-    return nmust
+    return conformance.write_results(
+        outdir, rows, results, {"tier": 3, "seed": seed},
+        "tier 3 (man in the middle): mroce-ep client and server, node mode "
+        "(seed %d, %.1f s)" % (seed, secs))
 
 
 def skip(why):
