@@ -16,6 +16,13 @@ case asserts on the data (every operation done, 0 bytes corrupted), on the
 client's counters (MEP_COUNTERS=1) and on what the relay saw on the wire,
 and reports per requirement id (Documentation/protocol.md, Appendix A).
 
+--server-module DEV: the server is the kernel module instead (run in the
+test guest by tests/vm/mitm.sh): an mroce device DEV on the server's veth
+in its namespace, and mroce-epside (tests/vm/epside.c, make tools; --epside)
+serving mroce-ep's TCP side channel there, one session per case (-1). What
+a case reads of the server then comes from DEV's hw_counters (the change
+over the case); each check's note says which implementation it judged.
+
 Needs root, ip netns and veth; without them it says so and exits 0.
 Results in OUT/results.{tsv,json} (default build/conformance-mitm).
 """
@@ -42,6 +49,8 @@ ETH_P_ALL = 0x0003
 PACKET_OUTGOING = 4
 T_DATA, T_ACK, T_PROBE = 1, 2, 6
 F_RETX = 0x02
+# --server-module: the device, its hw_counters' change per case; None: ep
+MODE = {"dev": None, "epside": None}
 
 # ---------------------------------------------------------------------------
 # the relay: runs inside the middle namespace (mitm.py --relay ...)
@@ -313,16 +322,29 @@ def transfer(net, ep, spec, ops, size, timeout):
                              "--relay", net.ifc, net.ifs, json.dumps(spec)],
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     srv = cli = None
+    dev = MODE["dev"]
+    hw0 = hw_counters(net, dev) if dev else {}
+    if dev:
+        # the module's side of the side channel, one session (-1): exit 0
+        # only when the client said 'k' and the QP is not in error
+        cmd = [MODE["epside"], "-d", dev, "-p", str(SIDE_PORT), "-1", "-T", str(timeout)]
+    else:
+        cmd = [ep, "server", str(SIDE_PORT), "-1", "--node", SRV]
     try:
         if relay.stdout.readline().strip() != "ready":
             raise CaseFailed("the relay did not start")
-        srv = subprocess.Popen(net.exec("s") + ["timeout", str(timeout), ep, "server",
-                               str(SIDE_PORT), "-1", "--node", SRV],
+        srv = subprocess.Popen(net.exec("s") + ["timeout", str(timeout)] + cmd,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, env=dict(env, MEP_SEED=str(spec["seed"] + 1)))
-        line = srv.stdout.readline()
+        pre = ""
+        for _ in range(20):     # (libibverbs may warn first)
+            line = srv.stdout.readline()
+            pre += line
+            if "listening" in line or not line:
+                break
         if "listening" not in line:
-            raise CaseFailed("server did not start: %s" % line.strip())
+            raise CaseFailed("server did not start: %s" % " | ".join(
+                pre.strip().splitlines()[-3:]))
         t0 = time.monotonic()
         cli = subprocess.run(net.exec("c") + ["timeout", str(timeout), ep, "client", SRV,
                              str(SIDE_PORT), "-n", str(ops), "-s", str(size),
@@ -342,11 +364,20 @@ def transfer(net, ep, spec, ops, size, timeout):
             if p and p.poll() is None:
                 p.kill()
                 p.wait()
+    sout = pre + sout
     r = {"secs": secs, "client_rc": cli.returncode, "server_rc": srv.returncode,
          "client_out": cli.stdout + cli.stderr, "server_out": sout,
          "ctr": parse_counters(cli.stdout), "wire": wire, "ops": ops}
     r["server_retx"] = 0
-    for line in sout.splitlines():
+    r["sctr"] = {}          # the server's counters: the module's only
+    r["server_ok"] = True
+    if dev:
+        hw1 = hw_counters(net, dev)
+        r["sctr"] = {k: v - hw0.get(k, 0) for k, v in hw1.items()}
+        r["server_retx"] = r["sctr"].get("tx_retx", 0)
+        r["server_ok"] = any("verdict ok" in line for line in sout.splitlines()
+                             if line.startswith("epside: served"))
+    for line in sout.splitlines() if not dev else ():
         if line.startswith("server: retransmitted"):
             r["server_retx"] = int(line.split()[2].rstrip(","))
     r["verified"] = False
@@ -361,15 +392,49 @@ def transfer(net, ep, spec, ops, size, timeout):
 
 
 def need_data(r):
-    if not r["verified"] or r["client_rc"] or r["server_rc"]:
+    if (not r["verified"] or r["client_rc"] or r["server_rc"] or
+            not r["server_ok"]):
         tail = " | ".join((r["client_out"] + r["server_out"]).strip().splitlines()[-4:])
-        raise CaseFailed("transfer not verified (client %s, server %s): %s" % (
-            r["client_rc"], r["server_rc"], tail[:300]))
+        raise CaseFailed("transfer not verified (client %s, server %s%s): %s" % (
+            r["client_rc"], r["server_rc"], "" if r["server_ok"] else
+            ", no 'verdict ok' from mroce-epside", tail[:300]))
 
 
-def fmt(r, *names):
-    c = r["ctr"]
+def fmt(r, *names, ctr="ctr"):
+    c = r[ctr]
     return ", ".join("%s %d" % (n, c.get(n, 0)) for n in names)
+
+
+def hw_counters(net, dev):
+    """{name: value} of DEV's port 1 hw_counters, read in the server's
+    namespace"""
+    d = "/sys/class/infiniband/%s/ports/1/hw_counters" % dev
+    out = subprocess.run(net.exec("s") + ["grep", "-r", ".", d], capture_output=True,
+                         text=True).stdout
+    ctr = {}
+    for line in out.splitlines():
+        path, _, val = line.rpartition(":")
+        name = os.path.basename(path)
+        if val.strip().isdigit() and name != "lifespan":
+            ctr[name] = int(val)
+    return ctr
+
+
+def checked(note, who):
+    """with the module as the server, the note says whom the check judged:
+    who is "client" (mroce-ep), "server" (the module) or "both" """
+    if not MODE["dev"]:
+        return note
+    mod = "the module (server, %s)" % MODE["dev"]
+    return "checks %s: %s" % ({"client": "mroce-ep (client)", "server": mod,
+                               "both": "mroce-ep (client) and " + mod}[who], note)
+
+
+def per_dir(w, key):
+    """with the module as the server: a wire figure per sender"""
+    if not MODE["dev"]:
+        return ""
+    return " (from mroce-ep %d, from the module %d)" % (w["c2s"][key], w["s2c"][key])
 
 
 # ---------------------------------------------------------------------------
@@ -412,12 +477,18 @@ def k_clean(r, out):
     w = r["wire"]["dirs"]
     reuse = w["c2s"]["psn_reuse"] + w["s2c"]["psn_reuse"]
     out.append((["MR-4.3-2"], "clean: psn once", "fail" if reuse else "pass",
-                "%d DATA/PROBE PSNs sent twice on a path" % reuse))
+                checked("%d DATA/PROBE PSNs sent twice on a path%s" % (
+                    reuse, per_dir(w, "psn_reuse")), "both")))
     e = ecn_seen(r)
     n = sum(e)
     res = "pass" if e[2] == n else "fail"
-    out.append((["MR-3-2"], "ect0", res, "ECN field of %d MetaRoCE datagrams: "
-                "Not-ECT %d, ECT(1) %d, ECT(0) %d, CE %d" % (n, *e)))
+    by = ""
+    if MODE["dev"]:
+        by = " (from mroce-ep %s, from the module %s)" % (
+            "/".join(map(str, w["c2s"]["ecn"])), "/".join(map(str, w["s2c"]["ecn"])))
+    out.append((["MR-3-2"], "ect0", res, checked(
+        "ECN field of %d MetaRoCE datagrams: Not-ECT %d, ECT(1) %d, ECT(0) %d, "
+        "CE %d%s" % (n, *e, by), "both")))
 
 
 @case("loss", ["MR-2-3", "MR-6.4-1", "MR-6.4-2", "MR-6.4-3", "MR-4.3-2",
@@ -436,21 +507,31 @@ def k_loss(r, out):
     if drops < 10:
         raise CaseFailed("only %d packets dropped: too few to judge" % drops)
     out.append((["MR-2-3", "MR-6.4-1"], "loss: every lost TSN resent",
-                "pass" if resent == lost else "fail",
-                "%d of %d dropped TSNs seen again (same TSN), data verified" % (resent, lost)))
+                "pass" if resent == lost else "fail", checked(
+                    "%d of %d dropped TSNs seen again (same TSN)%s, data verified" % (
+                        resent, lost, per_dir(w, "lost_resent")), "both")))
     reuse = w["c2s"]["psn_reuse"] + w["s2c"]["psn_reuse"]
     out.append((["MR-6.4-3", "MR-4.3-2"], "loss: fresh psn",
-                "fail" if reuse else "pass",
-                "%d PSNs sent twice on a path (%d resends seen)" % (reuse, resent)))
+                "fail" if reuse else "pass", checked(
+                    "%d PSNs sent twice on a path%s (%d resends seen)" % (
+                        reuse, per_dir(w, "psn_reuse"), resent), "both")))
     out.append((["MR-6.4-2"], "loss: another path",
-                "pass" if else_ * 2 > resent else "fail",
-                "%d of %d first resends on another path than the drop's" % (else_, resent)))
+                "pass" if else_ * 2 > resent else "fail", checked(
+                    "%d of %d first resends on another path than the drop's%s" % (
+                        else_, resent, per_dir(w, "resent_elsewhere")), "both")))
     bound = 2 * drops + 2 * BASE["retx"] + 16
+    srv = ""
+    if MODE["dev"]:
+        srv = "; client tx_retx %d, module tx_retx %d (hw_counters); module %s" % (
+            r["ctr"].get("tx_retx", 0), r["server_retx"], fmt(
+                r, "loss_fast", "loss_time", "loss_tlp", "loss_rto", "spurious_retx",
+                ctr="sctr"))
     out.append((["MR-6.3-1"], "loss: selective",
-                "pass" if retx <= bound else "fail",
-                "%d resent for %d dropped (bound %d: 2x + 2x clean's %d + 16); %s" % (
-                    retx, drops, bound, BASE["retx"], fmt(r, "loss_fast", "loss_time", "loss_tlp",
-                                     "loss_rto", "spurious_retx"))))
+                "pass" if retx <= bound else "fail", checked(
+                    "%d resent for %d dropped (bound %d: 2x + 2x clean's %d + 16); %s%s" % (
+                        retx, drops, bound, BASE["retx"], fmt(
+                            r, "loss_fast", "loss_time", "loss_tlp", "loss_rto",
+                            "spurious_retx"), srv), "both")))
 
 
 @case("duplicate", ["MR-7.1-2", "MR-7.3-1"], {"dup": 0.05}, "5 % of DATA packets sent twice, both "
@@ -468,9 +549,21 @@ def k_dup(r, out):
     # counted per copy made (more: the resends the relay's jitter causes)
     res = "pass" if dups >= s2c else "fail"
     out.append((["MR-7.1-2", "MR-7.3-1"], "duplicate: counted and dropped", res,
-                "client rx_dup_tsn %d for %d duplicated responses (%d requests "
-                "duplicated to the server); data and atomics verified" % (
-                    dups, s2c, w["c2s"]["duped"])))
+                checked("client rx_dup_tsn %d for %d duplicated responses (%d requests "
+                        "duplicated to the server); data and atomics verified%s" % (
+                            dups, s2c, w["c2s"]["duped"], " (the atomics execute at "
+                            "the module: once each)" if MODE["dev"] else ""), "both")))
+    if MODE["dev"]:
+        c2s = w["c2s"]["duped"]
+        sd = r["sctr"].get("rx_dup_tsn", 0)
+        if c2s < 5:
+            out.append((["MR-7.1-2"], "duplicate: the module counted", "n/a",
+                        checked("only %d requests duplicated" % c2s, "server")))
+        else:
+            out.append((["MR-7.1-2"], "duplicate: the module counted",
+                        "pass" if sd >= c2s else "fail", checked(
+                            "module rx_dup_tsn %d (hw_counters) for %d duplicated "
+                            "requests" % (sd, c2s), "server")))
 
 
 @case("reorder", ["MR-4.3-1", "MR-6.3-2"], {"reorder": 0.05, "gap": 4},
@@ -487,17 +580,24 @@ def k_reorder(r, out):
         raise CaseFailed("only %d packets reordered: too few to judge" % held)
     dist = max(w["c2s"]["ack_reorder_max"], w["s2c"]["ack_reorder_max"])
     out.append((["MR-4.3-1"], "reorder: distance in ACKs",
-                "pass" if dist >= 4 else "fail",
-                "largest reordering distance in an ACK's psn: %d" % dist))
+                "pass" if dist >= 4 else "fail", checked(
+                    "largest reordering distance in an ACK's psn: %d%s" % (
+                        dist, per_dir(w, "ack_reorder_max")), "both")))
     retx = resends(r)
     bound = 2 * held + 2 * BASE["retx"] + 16
     up = r["ctr"].get("reorder_up", 0)
     res = "pass" if retx <= bound and up > 0 else "fail"
+    srv = ""
+    if MODE["dev"]:
+        # the client's threshold decides; the module's is shown
+        srv = "; module (not judged) %s, tx_retx %d" % (fmt(
+            r, "reorder_up", "loss_late", "loss_fast", "loss_time", "spurious_retx",
+            ctr="sctr"), r["server_retx"])
     out.append((["MR-6.3-2"], "reorder: threshold up, no resend flood", res,
-                "%d resent for %d packets reordered (bound %d: 2x + 2x clean's "
-                "%d + 16); client %s" % (retx, held, bound, BASE["retx"], fmt(
-                    r, "reorder_up", "loss_late", "loss_fast", "loss_time",
-                    "spurious_retx"))))
+                checked("%d resent for %d packets reordered (bound %d: 2x + 2x clean's "
+                        "%d + 16); client %s%s" % (retx, held, bound, BASE["retx"], fmt(
+                            r, "reorder_up", "loss_late", "loss_fast", "loss_time",
+                            "spurious_retx"), srv), "client")))
 
 
 @case("ecn", ["MR-3-3", "MR-9-1"], {"ce": 0.05}, "5 % of ECT DATA packets marked CE, both "
@@ -510,14 +610,28 @@ def k_ecn(r, out):
         why = ("n/a: the IUT sends MetaRoCE Not-ECT (%d datagrams, none ECT): "
                "no CE can be marked; mroce-ep neither sets ECT(0) nor reads "
                "the CE bit on receipt" % sum(e))
-        out.append((["MR-3-3", "MR-9-1"], "ecn", "n/a", why[5:]))
+        out.append((["MR-3-3", "MR-9-1"], "ecn", "n/a", checked(why[5:], "both")))
         return
     marked = w["c2s"]["ce_marked"] + w["s2c"]["ce_marked"]
     c = r["ctr"]
     out.append((["MR-3-3"], "ecn: CE counted", "pass" if c.get("rx_ce", 0) else "fail",
-                "%d marked; client %s" % (marked, fmt(r, "rx_ce"))))
+                checked("%d marked%s; client %s" % (marked, per_dir(w, "ce_marked"),
+                                                    fmt(r, "rx_ce")), "client")))
     out.append((["MR-9-1"], "ecn: window cut", "pass" if c.get("ecn_cut", 0) else "fail",
-                "%d marked; client %s" % (marked, fmt(r, "ecn_cut", "tx_retx"))))
+                checked("%d marked; client %s%s" % (marked, fmt(r, "ecn_cut", "tx_retx"),
+                        " (the marks on its requests come back in the module's "
+                        "ACKs)" if MODE["dev"] else ""), "client")))
+    if MODE["dev"]:
+        s = r["sctr"]
+        out.append((["MR-3-3"], "ecn: the module counted CE",
+                    "pass" if s.get("rx_ce", 0) else "fail", checked(
+                        "%d requests marked; module %s (hw_counters)" % (
+                            w["c2s"]["ce_marked"], fmt(r, "rx_ce", ctr="sctr")), "server")))
+        out.append((["MR-9-1"], "ecn: the module cut",
+                    "pass" if s.get("ecn_cut", 0) else "fail", checked(
+                        "%d responses marked; module %s (hw_counters)" % (
+                            w["s2c"]["ce_marked"], fmt(r, "ecn_cut", "tx_retx",
+                                                       ctr="sctr")), "server")))
 
 
 @case("kill-path", ["MR-6.1-3", "MR-6.4-1", "MR-6.4-2", "MR-6.6-2"], {"kill_after": 200}, "after 200 DATA packets from the "
@@ -532,9 +646,9 @@ def k_kill(r, out):
     # a FAILED path probes at a doubling interval: a handful a second
     pr = {d: w[d]["after_kill_probe"] for d in ("c2s", "s2c")}
     out.append((["MR-6.6-2"], "kill-path: probes back off",
-                "pass" if max(pr.values()) <= 100 else "fail",
-                "PROBEs into the dead path in %.2f s: client %d, server %d "
-                "(bound 100 each)" % (r["secs"], pr["c2s"], pr["s2c"])))
+                "pass" if max(pr.values()) <= 100 else "fail", checked(
+                    "PROBEs into the dead path in %.2f s: client %d, server %d "
+                    "(bound 100 each)" % (r["secs"], pr["c2s"], pr["s2c"]), "both")))
     need_data(r)
     c = r["ctr"]
     det = c.get("path_silent", 0) + c.get("path_failed", 0) + c.get("path_repath", 0)
@@ -544,18 +658,29 @@ def k_kill(r, out):
     d, p = w["c2s"]["after_kill_data"], w["c2s"]["after_kill_probe"]
     # the window the path had when it died, and its RTO's resends
     res = "pass" if d <= 64 and p > 0 else "fail"
-    out.append((["MR-6.1-3"], "kill-path: probes only", res,
-                "path %d: %d DATA and %d PROBEs sent into it after it died; %s" % (
-                    r["wire"]["kill_path"], d, p,
-                    fmt(r, "path_silent", "path_failed", "path_repath", "loss_silent"))))
+    srv = ""
+    if MODE["dev"]:
+        srv = "; the module (not judged: it may not have used the path) sent " \
+            "it %d DATA, %d PROBEs, %s" % (
+                w["s2c"]["after_kill_data"], w["s2c"]["after_kill_probe"],
+                fmt(r, "path_silent", "path_failed", "path_repath", "loss_silent",
+                    ctr="sctr"))
+    out.append((["MR-6.1-3"], "kill-path: probes only", res, checked(
+        "path %d: %d DATA and %d PROBEs sent into it after it died; %s%s" % (
+            r["wire"]["kill_path"], d, p,
+            fmt(r, "path_silent", "path_failed", "path_repath", "loss_silent"), srv),
+        "client")))
     out.append((["MR-6.4-1", "MR-6.4-2"], "kill-path: resent elsewhere", "pass",
-                "transfer verified in %.2f s with path %d dead" % (
-                    r["secs"], r["wire"]["kill_path"])))
+                checked("transfer verified in %.2f s with path %d dead" % (
+                    r["secs"], r["wire"]["kill_path"]), "both")))
 
 
 # ---------------------------------------------------------------------------
 
-LEVELS = {}
+# the SHOULDs the cases name, for a run outside the tree (the test guest:
+# no scripts/reqs.py there); any other id is a MUST, as in conformance.py
+LEVELS = {"MR-4.3-1": "SHOULD", "MR-6.1-3": "SHOULD", "MR-6.3-2": "SHOULD",
+          "MR-6.4-2": "SHOULD", "MR-6.6-2": "SHOULD", "MR-9-1": "SHOULD"}
 
 
 def levels():
@@ -586,16 +711,54 @@ def report(results, outdir, secs, seed):
         else:
             res, use = "n/a", got
         note = "; ".join("%s: %s" % (c[0], c[2]) for c in use)
-        rows.append((rid, LEVELS.get(rid, "?"), res, note))
+        rows.append((rid, LEVELS.get(rid, "MUST"), res, note))
+    dev = MODE["dev"]
     return conformance.write_results(
-        outdir, rows, results, {"tier": 3, "seed": seed},
-        "tier 3 (man in the middle): mroce-ep client and server, node mode "
-        "(seed %d, %.1f s)" % (seed, secs))
+        outdir, rows, results, {"tier": 3, "seed": seed,
+                                "server": "module " + dev if dev else "mroce-ep"},
+        "tier 3 (man in the middle): mroce-ep client and %s, node mode "
+        "(seed %d, %.1f s)" % ("the kernel module as the server (device %s, "
+                               "mroce-epside)" % dev if dev else "server", seed, secs))
 
 
 def skip(why):
+    if MODE["dev"]:
+        # a run against the module was asked for: not run is not passed
+        sys.exit("conformance-mitm: cannot run: %s" % why)
     print("conformance-mitm: skipped: %s" % why)
     sys.exit(0)
+
+
+def module_up(net, dev, wait=10):
+    """the mroce device DEV on the server's veth, in its namespace; its
+    port ACTIVE and a RoCE v2 GID for the server's address"""
+    subprocess.run(net.exec("s") + ["rdma", "link", "add", dev, "type", "mroce",
+                                    "netdev", "x0"], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    port = "/sys/class/infiniband/%s/ports/1" % dev
+    a = [int(x) for x in SRV.split(".")]
+    want = "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % tuple(a)
+    # gid N and its type, in the server's namespace (its /sys)
+    probe = ("grep -q ACTIVE %s/state && for g in %s/gids/*; do "
+             "[ \"$(cat $g)\" = %s ] && grep -q 'RoCE v2' "
+             "%s/gid_attrs/types/${g##*/} && exit 0; done; exit 1" % (
+                 port, port, want, port))
+    t_end = time.monotonic() + wait
+    while True:
+        if subprocess.run(net.exec("s") + ["sh", "-c", probe], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            return
+        if time.monotonic() > t_end:
+            st = subprocess.run(net.exec("s") + ["cat", port + "/state"],
+                                capture_output=True, text=True)
+            raise RuntimeError("%s: port %s, no RoCE v2 GID %s within %d s" % (
+                dev, (st.stdout or st.stderr).strip(), want, wait))
+        time.sleep(0.1)
+
+
+def module_down(net, dev):
+    subprocess.run(net.exec("s") + ["rdma", "link", "delete", dev],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def main():
@@ -616,16 +779,27 @@ def main():
     ap.add_argument("--ops", type=int, default=300, help="WRITE+READ pairs per case")
     ap.add_argument("--size", type=int, default=65536, help="bytes per operation")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per transfer")
+    ap.add_argument("--server-module", metavar="DEV", default=None,
+                    help="the server is the kernel module: an mroce device DEV "
+                    "on the server's veth (rdma link add, in its namespace) "
+                    "and mroce-epside on the side channel's TCP port (in the "
+                    "test guest: tests/vm/mitm.sh)")
+    ap.add_argument("--epside", default=os.path.join(TOP, "build", "tests", "mroce-epside"),
+                    help="mroce-epside (make tools), with --server-module")
     ap.add_argument("--known-ecn", action="store_true",
                     help="MR-3-2 failing (the IUT does not send ECT(0)) does "
                     "not fail the run; it is still reported as failed")
     args = ap.parse_args()
+    MODE["dev"] = args.server_module
+    MODE["epside"] = args.epside
     if os.geteuid() != 0:
         skip("needs root (network namespaces)")
     if subprocess.run(["ip", "netns", "list"], capture_output=True).returncode:
         skip("ip netns does not work here")
     if not os.access(args.ep, os.X_OK):
         sys.exit("conformance-mitm: %s: not built (make ep)" % args.ep)
+    if args.server_module and not os.access(args.epside, os.X_OK):
+        sys.exit("conformance-mitm: %s: not built (make tools)" % args.epside)
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(31)
     net = Net()
     results = []
@@ -636,6 +810,14 @@ def main():
         except subprocess.CalledProcessError as e:
             skip("cannot build the namespaces and veth pairs: %s" %
                  e.stderr.decode(errors="replace").strip())
+        if args.server_module:
+            try:
+                module_up(net, args.server_module)
+            except subprocess.CalledProcessError as e:
+                sys.exit("conformance-mitm: rdma link add %s type mroce: %s" % (
+                    args.server_module, e.stderr.decode(errors="replace").strip()))
+            except RuntimeError as e:
+                sys.exit("conformance-mitm: %s" % e)
         for i, (name, ids, spec, text, fn) in enumerate(CASES):
             if (args.only and name not in args.only or name in args.skip) \
                     and name != "clean":
@@ -652,6 +834,14 @@ def main():
                     fmt(r, "tx_retx", "rx_dup_tsn", "reorder_up", "spurious_retx",
                         "loss_late", "path_silent", "path_failed", "path_repath")),
                     file=sys.stderr)
+                if MODE["dev"]:
+                    print("  module %s (hw_counters), mroce-epside: %s" % (
+                        fmt(r, "tx_retx", "rx_dup_tsn", "reorder_up", "rx_ce", "ecn_cut",
+                            "spurious_retx", "path_silent", "path_failed", "path_repath",
+                            ctr="sctr"), " | ".join(
+                                l for l in r["server_out"].splitlines()
+                                if l.startswith("epside: served")) or "no session"),
+                        file=sys.stderr)
                 if r["wire"]["relay_drops"]:
                     raise CaseFailed("the relay itself lost %d frames (socket "
                                      "buffers): not the IUT's" % r["wire"]["relay_drops"])
@@ -660,6 +850,8 @@ def main():
                 out.append((ids, name, "fail", str(e)))
             results.extend(out)
     finally:
+        if args.server_module:
+            module_down(net, args.server_module)
         net.down()
     bad = report(results, args.out, time.monotonic() - t0, seed)
     if args.known_ecn and "MR-3-2" in bad:
