@@ -31,7 +31,7 @@ case "${1:-}" in
 esac
 if [ "$DEBUGK" = 1 ]; then
   export RIG_DEBUG_KERNEL=1
-  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages rig-python pyverbs guest-conformance"
+  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages rig-python pyverbs guest-conformance guest-mitm"
 fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -152,6 +152,11 @@ step guest-interop needs=module,provider,rig-image \
 # the suite in a netns of its own, a node per address (tests/vm/conformance.sh)
 step guest-conformance needs=module,rig-python \
   scripts/vm/run-guest.sh -y -P -f tests/conformance -t 300 -n ci-conformance tests/vm/conformance.sh
+# tier 3 of the suite (tests/conformance/mitm.py) with the kernel module as
+# the server: a relay between mroce-ep and an mroce device drops,
+# duplicates, reorders, CE-marks, kills a path (tests/vm/mitm.sh)
+step guest-mitm needs=module,provider,rig-python \
+  bash -c 'make -s ep && scripts/vm/run-guest.sh -y -P -f build/ep/mroce-ep -f tests/conformance -t 600 -n ci-mitm tests/vm/mitm.sh'
 step kunit needs=setup tests/kunit/run.sh
 
 echo "##### total $(el "$T0") s"
