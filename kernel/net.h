@@ -32,7 +32,9 @@ struct sk_buff *mroce_net_alloc(u32 len);
  * caches the route of this address pair: the source port is left out of
  * the cached route, so a host that does ECMP itself (rather than its
  * fabric) should pass NULL. @oif (0: any) is the netdev the route must
- * leave by (a plane's).
+ * leave by (a plane's). A packet routed as local to one of the device's
+ * own plane addresses is marked for the device's loop (loop.h) instead,
+ * with module parameter loop_direct.
  */
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 		    const struct sockaddr_storage *saddr,

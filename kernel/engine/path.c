@@ -687,7 +687,7 @@ void mre_path_arrived(struct mre_path *p, struct mre_conn *c, u32 psn,
 u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 		       u32 newest_tsn, u64 wait, u64 now)
 {
-	u32 psn, n = 0, unheard = 0, kth = 0;
+	u32 psn, n = 0, unheard = 0, kth_age = 0;
 	bool kth_lost = false;
 	u64 due = 0;
 
@@ -708,7 +708,7 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 		if (seq_ge(psn, p->psn_fack) &&	/* unheard of */
 		    p->time_unheard + ++unheard >= c->silence_k && !kth_lost) {
 			kth_lost = true;
-			kth = t->sent;
+			kth_age = age;
 		}
 		settle_lost(p, c, psn, MRE_TRW_TIME);
 		n++;
@@ -738,7 +738,7 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 	if (p->quiet_on)
 		return due;
 	if (kth_lost)
-		quiet_set(p, c, now - (u32)((u32)now - kth));
+		quiet_set(p, c, now - kth_age);
 	else
 		quiet_arm(p, c, now);
 	return due;
@@ -837,13 +837,13 @@ static u64 stall_rto_max(const struct mre_config *cfg)
  * other routes, and a probe would take a 1-packet window before it), a
  * PROBE there (true: the caller sends it), which the peer answers on a
  * new port of its own; the first answer ends the stall. It is the tail
- * probe too; older unanswered probes give way to it (each holds window). Still no health change, no window
- * cut and no failure; and a path never heard at all (an incast sender
- * whose first packets were all dropped at a swamped receiver) only moves:
- * its probes would add to the swamp, and their answers would make its
- * siblings' dropped packets look like silence. A host descheduled for
- * longer than an RTO fires one stall RTO per path before it reads its
- * ACKs, which resets the count.
+ * probe too; older unanswered probes give way to it (each holds window).
+ * Still no health change, no window cut and no failure; and a path never
+ * heard at all (an incast sender whose first packets were all dropped at
+ * a swamped receiver) only moves: its probes would add to the swamp, and
+ * their answers would make its siblings' dropped packets look like
+ * silence. A host descheduled for longer than an RTO fires one stall RTO
+ * per path before it reads its ACKs, which resets the count.
  */
 static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 {
