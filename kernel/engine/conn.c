@@ -159,6 +159,7 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 	c->state = MRE_CONN_ESTABLISHED;
 	c->last_ack = now;
 	c->last_rx = now;
+	c->peer_heard = false;
 	c->una_since = now;
 	c->ep->ctr.conn_open++;
 	/*
@@ -364,6 +365,7 @@ void mre_conn_connect(struct mre_conn *c, u64 now)
 	c->state = MRE_CONN_CONNECTING;
 	c->cookie = 0;		/* bound to our id: a new one needs a new cookie */
 	c->connect_tries = 0;
+	c->connect_early = 0;
 	c->connect_ivl = mre_cfg(c)->connect_ns;
 	mre_send_connect(c, MRE_T_CONNECT, now);
 	c->connect_at = now + c->connect_ivl;
@@ -439,6 +441,45 @@ void mre_conn_peer_reset(struct mre_conn *c)
 		 MRE_TR_CONN_RESET, MRE_TRW_NONE, true);
 }
 
+/*
+ * The peer's CONNECT again, for the incarnation we accepted: our ACCEPT was
+ * lost, and goes again. If nothing has come from the peer since we
+ * accepted, it was still CONNECTING when our packets reached it and
+ * dropped them (protocol.md 5.1, MR-5.1-15): what we have out is lost now,
+ * and goes again after the ACCEPT, not at an RTO (with no RTT sample yet,
+ * rto_init: a lost ACCEPT held the first step of a 256-rank all-reduce in
+ * the simulator for a millisecond). Once the peer was heard from, a
+ * CONNECT is an old copy: the ACCEPT alone.
+ */
+static void accept_again(struct mre_conn *c, u64 now)
+{
+	u32 i;
+
+	mre_send_connect(c, MRE_T_ACCEPT, now);
+	if (c->peer_heard)
+		return;
+	for (i = 0; i < c->npaths; i++)
+		mre_path_all_lost(&c->paths[i], c, &c->ep->ctr.loss_rto,
+				  MRE_TRW_ACCEPT);
+}
+
+/*
+ * A packet for us while CONNECTING: the peer has our id, so it accepted a
+ * CONNECT of ours and its ACCEPT was lost. Our CONNECT goes again at once,
+ * not at its timer (connect_ns), at most once per MRE_CONNECT_EARLY of
+ * connect_ns, and neither counts as a try nor times the round trip (Karn:
+ * the ACCEPT may answer an earlier CONNECT). protocol.md 5.1, MR-5.1-14.
+ */
+void mre_conn_accept_lost(struct mre_conn *c, u64 now)
+{
+	if (c->connect_early &&
+	    now - c->connect_early < mre_cfg(c)->connect_ns / MRE_CONNECT_EARLY)
+		return;
+	c->connect_early = now ? now : 1;
+	mre_send_connect(c, MRE_T_CONNECT, now);
+	c->connect_sent = 0;
+}
+
 int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 {
 	int reopened = 0;
@@ -446,7 +487,7 @@ int mre_conn_accept(struct mre_conn *c, u64 now, const struct mre_pkt *pkt)
 	c->ep->ctr.rx_ctrl++;
 	if (c->state == MRE_CONN_ESTABLISHED) {
 		if (c->remote_cid == pkt->connect.src_cid)
-			mre_send_connect(c, MRE_T_ACCEPT, now);	/* ours was lost */
+			accept_again(c, now);
 		else
 			challenge(c, now);
 		return 0;

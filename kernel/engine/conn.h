@@ -193,7 +193,9 @@ struct mre_conn {
 	u64 connect_at;
 	u64 connect_sent;	/* when our latest CONNECT left */
 	u64 connect_ivl;
+	u64 connect_early;	/* CONNECTING: a CONNECT went early then (0: none) */
 	u32 connect_tries;
+	bool peer_heard;	/* a packet came on this incarnation since it opened */
 	u64 cookie;		/* CONNECTING: the peer's RETRY cookie (0: none) */
 	u64 challenge_at;	/* a CONNECT for a new incarnation was challenged */
 	bool challenged;	/* ... and no proof (a RESET for ours) came yet */
@@ -273,6 +275,10 @@ static inline struct mre_txd *mre_txd_of(struct mre_conn *c, u32 tsn)
 void mre_conn_fail(struct mre_conn *c, enum mre_status st, u8 ev, u8 why);
 /* our CONNECT was answered by an ACCEPT: the paths' first RTT floor */
 void mre_conn_hs_rtt(struct mre_conn *c, u64 now);
+/* CONNECTING, a packet named us: our ACCEPT came not, CONNECT again (conn.c) */
+void mre_conn_accept_lost(struct mre_conn *c, u64 now);
+/* an early CONNECT at most once per connect_ns / this */
+#define MRE_CONNECT_EARLY	16
 /* the handshake completed (@pkt: the peer's CONNECT or ACCEPT) */
 void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 			  u64 now);

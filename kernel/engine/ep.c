@@ -48,6 +48,7 @@ static const char *const trace_why_names[] = {
 	[MRE_TRW_ECN] = "ecn",
 	[MRE_TRW_LOSS] = "loss",
 	[MRE_TRW_TIME] = "time",
+	[MRE_TRW_ACCEPT] = "accept",
 };
 
 MRE_STATIC_ASSERT(MRE_ARRAY_SIZE(trace_ev_names) == MRE_TR_MAX, "trace events");

@@ -262,6 +262,7 @@ enum mre_trace_why {
 	MRE_TRW_ECN,		/* cut: CE marks in the window */
 	MRE_TRW_LOSS,		/* cut: losses in the window (loss_beta_shift) */
 	MRE_TRW_TIME,		/* one sent after it, on any path, arrived */
+	MRE_TRW_ACCEPT,		/* sent before the peer had our ACCEPT: dropped */
 	MRE_TRW_MAX
 };
 

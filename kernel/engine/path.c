@@ -767,9 +767,8 @@ void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why)
 	path_event(c);
 }
 
-/* settle everything @p has out as lost (@why), counting each in *@ctr */
-static void settle_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr,
-			    u8 why)
+void mre_path_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr,
+		       u8 why)
 {
 	u32 psn;
 
@@ -790,7 +789,7 @@ void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 
-	settle_all_lost(p, c, &c->ep->ctr.loss_rto, why);
+	mre_path_all_lost(p, c, &c->ep->ctr.loss_rto, why);
 	if (p->health != MRE_PATH_FAILED) {
 		set_health(p, c, MRE_PATH_FAILED, why);
 		c->ep->ctr.path_failed++;
@@ -925,7 +924,7 @@ static bool path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	c->ep->ctr.rto++;
 	p->n_rto++;
 	p->n_stall = 0;
-	settle_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_RTO);
+	mre_path_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_RTO);
 	mre_cc_path_rto(p, c);
 	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
 	if (p->n_rto >= cfg->fail_rtos) {
@@ -953,7 +952,7 @@ static void path_silent(struct mre_path *p, struct mre_conn *c, u64 now)
 {
 	c->ep->ctr.path_silent++;
 	c->ep->ctr.path_failed++;
-	settle_all_lost(p, c, &c->ep->ctr.loss_silent, MRE_TRW_SILENT);
+	mre_path_all_lost(p, c, &c->ep->ctr.loss_silent, MRE_TRW_SILENT);
 	set_health(p, c, MRE_PATH_FAILED, MRE_TRW_SILENT);
 	p->probe_ivl = quiet_span(p) / 2;	/* doubled before it is used */
 	p->probe_at = mre_due(c, p, p->plane_down ? 0 : now);
@@ -979,8 +978,8 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 
 	if (p->rto_at && now >= p->rto_at) {
 		if (p->health == MRE_PATH_FAILED)	/* an unanswered probe */
-			settle_all_lost(p, c, &c->ep->ctr.loss_rto,
-					MRE_TRW_PROBE);
+			mre_path_all_lost(p, c, &c->ep->ctr.loss_rto,
+					  MRE_TRW_PROBE);
 		else
 			probe = path_rto(p, c, now);
 	}
@@ -989,7 +988,7 @@ bool mre_path_timers(struct mre_path *p, struct mre_conn *c, u64 now)
 		probe |= tlp_fire(p, c, now);
 	if (p->probe_at && now >= p->probe_at &&
 	    p->health == MRE_PATH_FAILED && !p->plane_down) {
-		settle_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_PROBE);
+		mre_path_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_PROBE);
 		mre_path_repath(p, c, MRE_TRW_PROBE);
 		probe = true;
 		p->probe_ivl = MRE_MIN(p->probe_ivl * 2, cfg->probe_max_ns);

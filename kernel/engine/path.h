@@ -171,6 +171,9 @@ void mre_path_repath(struct mre_path *p, struct mre_conn *c, u8 why);
  * it has out as lost, start probing.
  */
 void mre_path_fail(struct mre_path *p, struct mre_conn *c, u64 now, u8 why);
+/* settle everything @p has out as lost (@why), counting each in *@ctr */
+void mre_path_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr,
+		       u8 why);
 /* recompute c->silence_k from the connection's loss rate (see path.c) */
 void mre_path_silence_k(struct mre_conn *c);
 /*

@@ -251,9 +251,12 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 	}
 	if (c->state != MRE_CONN_ESTABLISHED) {
 		c->ep->ctr.drop_state++;
+		if (c->state == MRE_CONN_CONNECTING)
+			mre_conn_accept_lost(c, now);
 		return;
 	}
 	c->last_rx = now;
+	c->peer_heard = true;
 	switch (pkt->type) {
 	case MRE_T_DATA:
 		rx_data(c, pkt, ce, now);

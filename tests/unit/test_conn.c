@@ -154,6 +154,55 @@ MRE_TEST(conn_accept_again_same_isn)
 	MRE_EXPECT_EQ(test, i, 64);
 }
 
+/*
+ * The same lost ACCEPT, with 8 KiB (8 packets) sent at once: node 0, still
+ * connecting, drops them, but they name its id, so it sends its CONNECT
+ * again at once (MR-5.1-14); node 1 has heard nothing from node 0 since it
+ * accepted, so its ACCEPT goes again and all it had out with it
+ * (MR-5.1-15). The WRITE completes in a few round trips (10 us each here).
+ * Before: node 0 waited for its CONNECT timer (connect_ns, 1 ms), node 1
+ * for its RTO without an RTT sample (rto_init, 1 ms): 2 ms.
+ */
+MRE_TEST(conn_accept_lost_recovers_in_rtts)
+{
+	u32 seen[MRE_T_MAX] = { 0 };
+	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 8 * KB,
+			     .raddr = 0x20000 };
+	struct mdl_mr *mr0;
+	struct rig r;
+	u8 *mem, *cnt;
+	u64 t0;
+	u32 i;
+
+	rig_init(test, &r, NULL, 5000);
+	mem = MRE_ALLOC(test, 8 * KB);
+	cnt = MRE_ALLOC(test, 8 * KB);
+	mr0 = mdl_mr_reg(&r.p->n[0], mem, 8 * KB, 0x20000, MDL_ACC_RWRITE,
+			 cnt);
+	w.rkey = mr0->key;
+	r.p->hook = hook_lost_accept;
+	r.p->hook_ctx = seen;
+	for (i = 0; i < 1000 && r.p->c[1].state != MRE_CONN_ESTABLISHED; i++)
+		pair_step(r.p);
+	MRE_ASSERT(test, r.p->c[1].state == MRE_CONN_ESTABLISHED);
+	MRE_ASSERT(test, r.p->c[0].state != MRE_CONN_ESTABLISHED);
+	t0 = r.p->now;
+	mdl_post_send(r.b, &w, r.src, 9);
+	for (i = 0; i < 100000 && !r.b->nlog && pair_step(r.p); i++)
+		;
+	MRE_ASSERT(test, r.b->nlog == 1);
+	MRE_EXPECT_EQ(test, r.b->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_LE(test, r.p->now - t0, 100000ULL);
+	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.drop_state, 1ULL);
+	MRE_EXPECT_GE(test, r.p->n[1].ep.ctr.loss_rto, 8ULL);
+	MRE_EXPECT_GE(test, r.p->n[1].tr[MRE_TR_LOSS][MRE_TRW_ACCEPT], 8);
+	for (i = 0; i < 8 * KB; i++)
+		if (cnt[i] != 1 || mem[i] != r.src[i])
+			break;
+	MRE_EXPECT_EQ(test, i, 8 * KB);
+}
+
 MRE_TEST(conn_write_lossless)
 {
 	struct rig r;
@@ -381,7 +430,8 @@ static u64 timer_losses(const struct mdl_node *n)
 	return (u64)n->tr[MRE_TR_LOSS][MRE_TRW_RTO] +
 	       n->tr[MRE_TR_LOSS][MRE_TRW_STALL] +
 	       n->tr[MRE_TR_LOSS][MRE_TRW_PROBE] +
-	       n->tr[MRE_TR_LOSS][MRE_TRW_PLANE];
+	       n->tr[MRE_TR_LOSS][MRE_TRW_PLANE] +
+	       n->tr[MRE_TR_LOSS][MRE_TRW_ACCEPT];
 }
 
 /*
@@ -2372,6 +2422,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_soft_acks_stall_no_spurious),
 	  MRE_CASE(conn_handshake),
 	  MRE_CASE(conn_accept_again_same_isn),
+	  MRE_CASE(conn_accept_lost_recovers_in_rtts),
 	  MRE_CASE(conn_peer_failed_read_owed),
 	  MRE_CASE(conn_peer_failed_resets),
 	  MRE_CASE(conn_owed_young_request),

@@ -77,12 +77,12 @@ t_ok "conn_open on both devices, peer and cid sane, why active/passive" bash -c 
 t_ok "conn_open events = conn_open counter (${D[conn_open]})" test "$(ev mroce_conn_open)" = "${D[conn_open]}"
 t_ok "losses traced ($(ev mroce_loss)) with path, psn, tsn and a known cause" bash -c "
 	test \$(grep -c ' mroce_loss: ' '$T') -ge 1 &&
-	! grep ' mroce_loss: ' '$T' | grep -Evq ' mroce_loss: m[AB] peer 198\.18\.1\.[12] cid 0x[0-9a-f]+ path ([0-9]|[1-5][0-9]|6[0-3]) psn [0-9]+ tsn [0-9]+( \\(probe\\))? how (fast|time|tlp|rto|stall|silent|probe|plane)\$'"
+	! grep ' mroce_loss: ' '$T' | grep -Evq ' mroce_loss: m[AB] peer 198\.18\.1\.[12] cid 0x[0-9a-f]+ path ([0-9]|[1-5][0-9]|6[0-3]) psn [0-9]+ tsn [0-9]+( \\(probe\\))? how (fast|time|tlp|rto|stall|silent|probe|plane|accept)\$'"
 t_ok "fast losses = loss_fast (${D[loss_fast]})" test "$(how fast)" = "${D[loss_fast]}"
 t_ok "send-time losses = loss_time (${D[loss_time]})" test "$(how time)" = "${D[loss_time]}"
 t_ok "tail-probe losses = loss_tlp (${D[loss_tlp]})" test "$(how tlp)" = "${D[loss_tlp]}"
 t_ok "silent-path losses = loss_silent (${D[loss_silent]})" test "$(how silent)" = "${D[loss_silent]}"
-t_ok "timer losses = loss_rto (${D[loss_rto]})" test $(($(how rto) + $(how stall) + $(how probe) + $(how plane))) = "${D[loss_rto]}"
+t_ok "timer losses = loss_rto (${D[loss_rto]})" test $(($(how rto) + $(how stall) + $(how probe) + $(how plane) + $(how accept))) = "${D[loss_rto]}"
 t_ok "repath events = path_repath (${D[path_repath]}), each to a new port" bash -c "
 	test \$(grep -c ' mroce_repath: ' '$T') = '${D[path_repath]}' &&
 	! grep ' mroce_repath: ' '$T' | awk '{ for (i = 1; i < NF; i++) if (\$i == \"port\") { if (\$(i+1) == \$(i+3) || \$(i+1) < 49152 || \$(i+3) < 49152) bad = 1 } } END { exit !bad }'"
