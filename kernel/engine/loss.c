@@ -18,7 +18,9 @@
  * the paths' RTT difference plus reo after it has arrived; but never
  * before p's own SRTT plus reo: the news may have come in the TSN state of
  * an ACK on a shorter path than the packet's own, sooner than its path's
- * round trip (a skewed fabric showed it). reo is
+ * round trip (a skewed fabric showed it); a PSN whose TSN is beyond what
+ * an ACK's TSN state can name waits the receiver's ACK delay more
+ * (mre_loss_wait(), loss.h). reo is
  * time_mult quarters of the least min RTT of the paths (RACK's min_rtt/4),
  * at most the largest SRTT; a resend that proves unnecessary (the first
  * transmission was accepted before the resend could get there, msg.c)

@@ -689,7 +689,7 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 {
 	u32 psn, n = 0, unheard = 0, kth_age = 0;
 	bool kth_lost = false;
-	u64 due = 0;
+	u64 due = 0, w;
 
 	for (psn = p->psn_una; psn != p->psn_next; psn++) {
 		const struct mre_txd *t;
@@ -701,8 +701,9 @@ u64 mre_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 newest,
 		if (!mre_loss_before(t, tsn, newest, newest_tsn))
 			break;		/* the rest of @p left later still */
 		age = (u32)now - t->sent;
-		if (age < wait) {
-			due = wait - age;
+		w = mre_loss_wait(c, p, psn, tsn, wait);
+		if (age < w) {
+			due = w - age;
 			break;
 		}
 		if (seq_ge(psn, p->psn_fack) &&	/* unheard of */
