@@ -13,7 +13,8 @@
 #        RIG_DEBUG=1    take the kernel modules from the debug kernel
 #                       (build-debug-kernel.sh, build/debug/) instead of
 #                       Debian's package: build/initramfs-debug.cpio (with
-#                       RIG_STORAGE=1: initramfs-storage-debug.cpio), booted
+#                       RIG_STORAGE=1: initramfs-storage-debug.cpio; with
+#                       RIG_PYTHON=1: initramfs-py-debug.cpio), booted
 #                       by run-guest.sh -D; build/vmlinux is not touched
 #        GUEST_MODULES  kernel modules to pack (see config.sh)
 #
@@ -42,7 +43,6 @@ fi
 DBGK=${RIG_DEBUG:-0}
 MODROOT=$STAGE MODVER=$KVER   # where the modules come from, and their kernel
 if [ "$DBGK" = 1 ]; then
-  [ "$PY" = 1 ] && { echo "RIG_DEBUG=1 has no python variant" >&2; exit 1; }
   [ -f "$BUILD/debug/kernelrelease" ] || { echo "no debug kernel: run scripts/vm/build-debug-kernel.sh" >&2; exit 1; }
   MODVER=$(cat "$BUILD/debug/kernelrelease") MODROOT=$BUILD/debug/modules
   IMG=${IMG%.cpio}-debug.cpio RFS=$RFS-debug

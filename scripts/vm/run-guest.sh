@@ -86,7 +86,6 @@ SCRIPT=${1:?usage: run-guest.sh [opts] SCRIPT [-- ARGS] (--help)}; shift
 [ "${1:-}" = "--" ] && shift
 if [ "$DEBUGK" = 1 ]; then
   DBG=$BUILD/debug
-  [ "$IMAGE" = "$BUILD/initramfs-py.cpio" ] && { echo "-D has no python image" >&2; exit 2; }
   IMAGE=${IMAGE%.cpio}-debug.cpio
   [ -f "$DBG/bzImage" ] && [ -f "$DBG/kernelrelease" ] ||
     { echo "no debug kernel: run scripts/vm/build-debug-kernel.sh" >&2; exit 2; }
