@@ -178,7 +178,13 @@ static void fab_scen(struct scen *s, const struct fab_job *j)
 	}
 	if (j->shape != FAB_BELL)
 		s->tc.fabric = s->tc.host;
-	s->spine_loss_ppm = j->loss_ppm;	/* every switch-switch link */
+	/*
+	 * every switch-switch link, from the flows' start: the connections
+	 * are set up before it, as htsim's need none (a lost RETRY or ACCEPT
+	 * held a ring's first step for connect_ns otherwise, 1 ms)
+	 */
+	if (j->loss_ppm)
+		scen_fault(s, FAB_START_NS, SCEN_FABRIC_LOSS, 0, j->loss_ppm);
 	if (j->reorder)
 		s->cfg.reorder_pkts = j->reorder;
 	if (j->rto_min_us)		/* over bench_tune(): the run is about it */
@@ -1169,7 +1175,9 @@ void fig_collective(void)
 		"(r mod %u) * %u + r / %u), so that each ring neighbour is in another pod and "
 		"every ring hop crosses the core (6 links, 4 of them switch-switch). Loss: %.4f %% "
 		"on every switch-switch link in both directions (data and ACKs), i.e. 1.00 %% for a "
-		"packet across the core. Connections are set up first; the collective starts at "
+		"packet across the core, from the collective's start: connections are set up "
+		"first, lossless (a lost RETRY or ACCEPT cost a ring's first step the CONNECT "
+		"timer, 1 ms, before); the collective starts at "
 		"%.0f us and a rank's time counts from there. The MetaRoCE default: %u paths, "
 		"rto_min %llu us, reorder_pkts %u.\n\n"
 		"Ring all-reduce of M = N x chunk over N = %u ranks: 2 (N - 1) = %u steps; in step "

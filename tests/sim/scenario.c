@@ -266,6 +266,11 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 		if (l)
 			sim_port_degrade(&l->dir[1], (u32)f->value);
 		break;
+	case SCEN_FABRIC_LOSS:
+		for (i = 0; i < s->topo.nlinks; i++)
+			if (is_fabric(s->topo.links[i]))
+				sim_link_set_loss(s->topo.links[i], (u32)f->value);
+		break;
 	case SCEN_SPINE_ACK_BLACKHOLE:
 		s->blackholed = f->target == SCEN_BUSIEST ? busiest_ack_spine(s) :
 				f->target;

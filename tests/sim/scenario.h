@@ -54,6 +54,7 @@ enum scen_fault_kind {
 	SCEN_PORT_DEGRADE,	/* link target's direction b -> a (the second
 				 * node it was built with toward the first) at
 				 * value % of its rate, buffer and ECN marks */
+	SCEN_FABRIC_LOSS,	/* every switch-switch link loses value ppm */
 };
 
 struct scen_fault {
