@@ -17,19 +17,20 @@
 #
 #   scripts/vm/run-guest.sh -s -P -t 600 -n ucx tests/vm/ucx.sh [-- iters=N rxe=0]
 #     iters=2000   iterations of each bandwidth run (latency: the same;
-#                  400 on the debug kernel)
+#                  200 on the debug kernel)
 #     rxe=1        the rdma_rxe comparison (0: skip it; 0 on the debug
 #                  kernel)
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
 ITERS=2000 RXE=1
-# the debug kernel (T_SCALE 5, lib.sh): a fifth of the iterations (tag_bw
-# 64 KiB ran at 0.3 MB/s there: 2000 did not end in 5 x 60 s), and no
+# the debug kernel (T_SCALE 5, lib.sh): a tenth of the iterations (tag_bw
+# 64 KiB ran at 0.3 MB/s there: 2000 did not end in 5 x 60 s, nor 400 over
+# rc_verbs, whose SRQ ran dry, 18,089 RNR refusals), and no
 # rdma_rxe: its UD am_lat drew KASAN's slab-out-of-bounds read in rxe's
 # own rxe_mr_copy() (rxe_post_send -> rxe_requester -> copy_data), a 6.1
 # rxe bug that would fail the step for a driver this test only compares
-if [ "$T_SCALE" -gt 1 ]; then ITERS=$((ITERS / T_SCALE)) RXE=0; fi
+if [ "$T_SCALE" -gt 1 ]; then ITERS=$((ITERS / T_SCALE / 2)) RXE=0; fi
 for a in "$@"; do
 	case $a in
 	iters=*) ITERS=${a#iters=};;
