@@ -113,6 +113,42 @@ static bool hook_lost_accept(struct pair *p, u32 from, const struct pair_pkt *pk
 }
 
 /*
+ * Node 1 open on node 0's CONNECT, node 0 still connecting (hook_lost_accept
+ * dropped its ACCEPT); @w: a WRITE of @len bytes from node 1 (r->b) into
+ * node 0's *@mem, whose bytes count their placements in *@cnt.
+ */
+static void lost_accept(struct kunit *test, struct rig *r, u32 *seen, u32 len,
+			u8 **mem, u8 **cnt, struct mre_wqe *w)
+{
+	struct mdl_mr *mr0;
+	u32 i;
+
+	rig_init(test, r, NULL, 5000);
+	*mem = MRE_ALLOC(test, len);
+	*cnt = MRE_ALLOC(test, len);
+	mr0 = mdl_mr_reg(&r->p->n[0], *mem, len, 0x20000, MDL_ACC_RWRITE,
+			 *cnt);
+	*w = (struct mre_wqe){ .op = MRE_OP_WRITE, .len = len,
+			       .raddr = 0x20000, .rkey = mr0->key };
+	r->p->hook = hook_lost_accept;
+	r->p->hook_ctx = seen;
+	for (i = 0; i < 1000 && r->p->c[1].state != MRE_CONN_ESTABLISHED; i++)
+		pair_step(r->p);
+}
+
+/* every byte of @mem is r->src's, placed once */
+static bool placed_once(const struct rig *r, const u8 *mem, const u8 *cnt,
+			u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		if (cnt[i] != 1 || mem[i] != r->src[i])
+			return false;
+	return true;
+}
+
+/*
  * Node 1 opens on node 0's CONNECT, but its ACCEPT (and its own CONNECT)
  * is lost, and it sends a WRITE at once. Node 0 is still connecting and
  * drops the DATA; its CONNECT again draws a second ACCEPT, which must name
@@ -124,22 +160,11 @@ static bool hook_lost_accept(struct pair *p, u32 from, const struct pair_pkt *pk
 MRE_TEST(conn_accept_again_same_isn)
 {
 	u32 seen[MRE_T_MAX] = { 0 };
-	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 64, .raddr = 0x20000 };
-	struct mdl_mr *mr0;
+	struct mre_wqe w;
 	struct rig r;
 	u8 *mem, *cnt;
-	u32 i;
 
-	rig_init(test, &r, NULL, 5000);
-	mem = MRE_ALLOC(test, 4 * KB);
-	cnt = MRE_ALLOC(test, 4 * KB);
-	mr0 = mdl_mr_reg(&r.p->n[0], mem, 4 * KB, 0x20000, MDL_ACC_RWRITE,
-			 cnt);
-	w.rkey = mr0->key;
-	r.p->hook = hook_lost_accept;
-	r.p->hook_ctx = seen;
-	for (i = 0; i < 1000 && r.p->c[1].state != MRE_CONN_ESTABLISHED; i++)
-		pair_step(r.p);
+	lost_accept(test, &r, seen, 64, &mem, &cnt, &w);
 	MRE_ASSERT(test, r.p->c[1].state == MRE_CONN_ESTABLISHED);
 	MRE_EXPECT_NE(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
 	mdl_post_send(r.b, &w, r.src, 9);
@@ -148,10 +173,7 @@ MRE_TEST(conn_accept_again_same_isn)
 	MRE_EXPECT_EQ(test, r.p->c[0].state, MRE_CONN_ESTABLISHED);
 	MRE_ASSERT(test, r.b->nlog == 1);
 	MRE_EXPECT_EQ(test, r.b->log[0].status, MRE_ST_OK);
-	for (i = 0; i < 64; i++)
-		if (cnt[i] != 1 || mem[i] != r.src[i])
-			break;
-	MRE_EXPECT_EQ(test, i, 64);
+	MRE_EXPECT(test, placed_once(&r, mem, cnt, 64));
 }
 
 /*
@@ -166,24 +188,13 @@ MRE_TEST(conn_accept_again_same_isn)
 MRE_TEST(conn_accept_lost_recovers_in_rtts)
 {
 	u32 seen[MRE_T_MAX] = { 0 };
-	struct mre_wqe w = { .op = MRE_OP_WRITE, .len = 8 * KB,
-			     .raddr = 0x20000 };
-	struct mdl_mr *mr0;
+	struct mre_wqe w;
 	struct rig r;
 	u8 *mem, *cnt;
 	u64 t0;
 	u32 i;
 
-	rig_init(test, &r, NULL, 5000);
-	mem = MRE_ALLOC(test, 8 * KB);
-	cnt = MRE_ALLOC(test, 8 * KB);
-	mr0 = mdl_mr_reg(&r.p->n[0], mem, 8 * KB, 0x20000, MDL_ACC_RWRITE,
-			 cnt);
-	w.rkey = mr0->key;
-	r.p->hook = hook_lost_accept;
-	r.p->hook_ctx = seen;
-	for (i = 0; i < 1000 && r.p->c[1].state != MRE_CONN_ESTABLISHED; i++)
-		pair_step(r.p);
+	lost_accept(test, &r, seen, 8 * KB, &mem, &cnt, &w);
 	MRE_ASSERT(test, r.p->c[1].state == MRE_CONN_ESTABLISHED);
 	MRE_ASSERT(test, r.p->c[0].state != MRE_CONN_ESTABLISHED);
 	t0 = r.p->now;
@@ -197,10 +208,7 @@ MRE_TEST(conn_accept_lost_recovers_in_rtts)
 	MRE_EXPECT_GE(test, r.p->n[0].ep.ctr.drop_state, 1ULL);
 	MRE_EXPECT_GE(test, r.p->n[1].ep.ctr.loss_rto, 8ULL);
 	MRE_EXPECT_GE(test, r.p->n[1].tr[MRE_TR_LOSS][MRE_TRW_ACCEPT], 8);
-	for (i = 0; i < 8 * KB; i++)
-		if (cnt[i] != 1 || mem[i] != r.src[i])
-			break;
-	MRE_EXPECT_EQ(test, i, 8 * KB);
+	MRE_EXPECT(test, placed_once(&r, mem, cnt, 8 * KB));
 }
 
 MRE_TEST(conn_write_lossless)
@@ -279,6 +287,23 @@ MRE_TEST(conn_one_loss_fast_retransmit)
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
 }
 
+/* kernel/param.c's and mroce-ep's software values */
+static void soft_config(struct mre_config *cfg)
+{
+	mre_config_default(cfg);
+	cfg->rto_min_ns = 5000000;
+	cfg->rto_init_ns = 20000000;
+	cfg->ack_delay_ns = 500000;
+	cfg->answer_ack_ns = 2000000;
+	cfg->dead_ns = 5000000000ULL;
+	cfg->ack_freq = 8;
+	cfg->ack_ooo_now = 0;
+	cfg->loss_queue_pct = 0;
+	cfg->probe_min_ns = 4 * cfg->rto_min_ns;
+	cfg->connect_ns = cfg->rto_init_ns;
+	cfg->active_ns = cfg->rto_min_ns;
+}
+
 /* node 0's DATA one at a time over a slow link (@ser_ns each); one in @drop lost */
 struct paced {
 	u64 ser_ns;
@@ -321,13 +346,7 @@ MRE_TEST(conn_lazy_acks_wide_window_no_spurious)
 	const struct mre_counters *ct;
 	struct rig r;
 
-	mre_config_default(&cfg);
-	cfg.ack_freq = 8;
-	cfg.ack_delay_ns = 500000;
-	cfg.ack_ooo_now = 0;
-	cfg.rto_min_ns = 5000000;
-	cfg.rto_init_ns = 5000000;
-	cfg.loss_queue_pct = 0;
+	soft_config(&cfg);
 	rig_init(test, &r, &cfg, 50000);
 	ct = &r.p->n[0].ep.ctr;
 	r.p->hook = hook_paced;
@@ -1713,23 +1732,6 @@ static void dead_path(struct kunit *test, const struct mre_config *cfg,
 	for (i = 0; i < 2; i++)
 		MRE_EXPECT_NE(test, r.p->c[i].paths[path].health,
 			      MRE_PATH_FAILED);
-}
-
-/* kernel/param.c's and mroce-ep's software values */
-static void soft_config(struct mre_config *cfg)
-{
-	mre_config_default(cfg);
-	cfg->rto_min_ns = 5000000;
-	cfg->rto_init_ns = 20000000;
-	cfg->ack_delay_ns = 500000;
-	cfg->answer_ack_ns = 2000000;
-	cfg->dead_ns = 5000000000ULL;
-	cfg->ack_freq = 8;
-	cfg->ack_ooo_now = 0;
-	cfg->loss_queue_pct = 0;
-	cfg->probe_min_ns = 4 * cfg->rto_min_ns;
-	cfg->connect_ns = cfg->rto_init_ns;
-	cfg->active_ns = cfg->rto_min_ns;
 }
 
 MRE_TEST(conn_dead_path_default)
