@@ -12,9 +12,8 @@
 #        once (scripts/vm/build-debug-kernel.sh, about an hour on 2 cores),
 #        its images and make module-debug; guest time limits x5 + 150 s; a
 #        step fails on any report in the guest's log. Leaves out the host
-#        tests, KUnit, the packages test (Debian's kernel) and pyverbs
-#        (2,400 s of guest time on Debian's kernel: most of a day here).
-#        Not CI's: hours, not minutes.
+#        tests, KUnit and the packages test (Debian's kernel); pyverbs runs
+#        on mroce alone there. Not CI's: hours, not minutes.
 #   env: TEST_SKIP="kunit guest ..."  steps to leave out (names as printed)
 #        (rdma-core's Python tests on mroce and rxe run in steps rig-python and
 #        pyverbs: TEST_SKIP="rig-python pyverbs" leaves them out)
@@ -31,7 +30,7 @@ case "${1:-}" in
 esac
 if [ "$DEBUGK" = 1 ]; then
   export RIG_DEBUG_KERNEL=1
-  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages pyverbs"
+  TEST_SKIP="${TEST_SKIP:-} host-tests kunit packages"
 fi
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1

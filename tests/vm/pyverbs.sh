@@ -6,9 +6,11 @@
 #
 #   scripts/vm/run-guest.sh -y -P -t 2400 \
 #       -f scripts/vm/stage/usr/share/doc/rdma-core/tests tests/vm/pyverbs.sh [-- ARGS]
-#     drivers=mroce,rxe   which drivers (default both)
+#     drivers=mroce,rxe   which drivers (default both; mroce alone on the
+#                         debug kernel)
 #     only=PATTERN        run only tests whose id contains PATTERN
-#     per_test=180        seconds one test may take (then it counts as error)
+#     per_test=180        seconds one test may take (then it counts as error;
+#                         x T_SCALE on the debug kernel)
 #     cm_fix=1            0: run rdma-core's base.py as shipped (every RDMA-CM
 #                         test then skips on soft devices; see runner.py below)
 #
@@ -18,6 +20,7 @@
 # Results in $RIG_OUT/pyverbs/: DRIVER.tsv (test, outcome, seconds, reason),
 # DRIVER.log (unittest's verbose output), summary.txt. Checks:
 #   - the suite ran on each driver
+#   - no test failed or erred on mroce (skips are checked below)
 #   - every test rxe passes, mroce passes too (the list of those it doesn't)
 #   - every test mroce skips (and rxe does not) was skipped for "not
 #     supported"/EOPNOTSUPP, not for something else
@@ -25,7 +28,11 @@
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
-DRIVERS=mroce,rxe ONLY="" PER_TEST=180 CM_FIX=1
+DRIVERS=mroce,rxe ONLY="" PER_TEST=$((180 * T_SCALE)) CM_FIX=1
+# the debug kernel (T_SCALE 5): mroce alone; rdma_rxe draws KASAN reports of
+# its own there (a slab-out-of-bounds read in rxe_mr_copy(), ucx.sh), which
+# would fail the run for a driver it only compares
+[ "$T_SCALE" -gt 1 ] && DRIVERS=mroce
 for a in "$@"; do
 	case $a in
 	drivers=*) DRIVERS=${a#*=};; only=*) ONLY=${a#*=};; per_test=*) PER_TEST=${a#*=};;
@@ -202,6 +209,8 @@ if [ -s "$O/mroce.tsv" ] && { [ -z "$ONLY" ] || grep -q "$AW" "$O/mroce.tsv"; };
 	echo "# $AW: mroce $(awk -F'\t' -v t="$AW" 'index($1, t) {print $2; exit}' "$O/mroce.tsv"), rxe $(awk -F'\t' -v t="$AW" 'index($1, t) {print $2; exit}' "$O/rxe.tsv" 2>/dev/null)"
 	t_ok "mroce passes $AW" awk -F'\t' -v t="$AW" 'index($1, t) && $2 == "pass" {f = 1} END {exit !f}' "$O/mroce.tsv"
 fi
+[ ! -s "$O/mroce.tsv" ] ||
+	t_ok "mroce: no test failed or erred" awk -F'\t' '$2 == "fail" || $2 == "error" {f = 1} END {exit f}' "$O/mroce.tsv"
 for d in ${DRIVERS//,/ }; do
 	[ -s "$O/$d.tsv" ] || continue
 	echo "# $d: failures and errors"
