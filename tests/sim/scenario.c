@@ -105,15 +105,23 @@ static bool is_fabric(const struct sim_link *l)
 	       l->dir[0].to->kind == SIM_NODE_SWITCH;
 }
 
+/* every switch-switch link loses @ppm */
+static void fabric_loss(struct scen *s, u32 ppm)
+{
+	u32 i;
+
+	for (i = 0; i < s->topo.nlinks; i++)
+		if (is_fabric(s->topo.links[i]))
+			sim_link_set_loss(s->topo.links[i], ppm);
+}
+
 /* spine i's links get i * skew more propagation; fabric links the loss */
 static void shape_fabric(struct scen *s)
 {
 	struct topo *t = &s->topo;
 	u32 i, p, j;
 
-	for (i = 0; i < t->nlinks; i++)
-		if (is_fabric(t->links[i]))
-			sim_link_set_loss(t->links[i], s->spine_loss_ppm);
+	fabric_loss(s, s->spine_loss_ppm);
 	if (!s->spine_skew_ns)
 		return;
 	for (p = 0; p < t->nplanes; p++)
@@ -267,9 +275,7 @@ static void fault_ev(struct sim *sim, void *obj, u64 idx)
 			sim_port_degrade(&l->dir[1], (u32)f->value);
 		break;
 	case SCEN_FABRIC_LOSS:
-		for (i = 0; i < s->topo.nlinks; i++)
-			if (is_fabric(s->topo.links[i]))
-				sim_link_set_loss(s->topo.links[i], (u32)f->value);
+		fabric_loss(s, (u32)f->value);
 		break;
 	case SCEN_SPINE_ACK_BLACKHOLE:
 		s->blackholed = f->target == SCEN_BUSIEST ? busiest_ack_spine(s) :
