@@ -21,7 +21,7 @@
 #     -D          boot the debug kernel (build-debug-kernel.sh: KASAN,
 #                 lockdep, UBSAN, kmemleak, DEBUG_OBJECTS, DEBUG_LIST) and
 #                 the debug image (RIG_DEBUG=1 build-initramfs.sh; with -s
-#                 the storage one); -P then shares the modules built against
+#                 the storage one, with -y the python one); -P then shares the modules built against
 #                 it (make module-debug: $MROCE_KO_DIR, default
 #                 build/debug-kmod), and -f *.ko files are taken from there
 #                 when it has them; every shared .ko must match its vermagic.
