@@ -102,13 +102,19 @@ void mre_cc_init(struct mre_conn *c)
  * error) comes at the base RTT and says nothing about the load (TCP Veno
  * draws the same line with its backlog estimate).
  */
-static bool loss_is_congestion(const struct mre_path *p,
-			       const struct mre_config *cfg)
+static bool queue_over(const struct mre_path *p, const struct mre_config *cfg,
+		       u32 times)
 {
 	if (!cfg->loss_queue_pct || !p->min_rtt || p->last_rtt <= p->min_rtt)
 		return false;
 	return (p->last_rtt - p->min_rtt) * 100 >=
-	       (u64)cfg->loss_queue_pct * p->min_rtt;
+	       (u64)cfg->loss_queue_pct * times * p->min_rtt;
+}
+
+static bool loss_is_congestion(const struct mre_path *p,
+			       const struct mre_config *cfg)
+{
+	return queue_over(p, cfg, 1);
 }
 
 /*
@@ -132,7 +138,8 @@ static u32 delay_marks(const struct mre_path *p, const struct mre_conn *c,
 {
 	u32 i;
 
-	if (ce || !acked || p->st_ce || !loss_is_congestion(p, cfg))
+	if (ce || !acked || p->st_ce || !loss_is_congestion(p, cfg) ||
+	    c->q_held >= MRE_Q_HELD)
 		return ce;
 	for (i = 0; i < c->npaths; i++) {
 		const struct mre_path *q = &c->paths[i];
@@ -142,6 +149,12 @@ static u32 delay_marks(const struct mre_path *p, const struct mre_conn *c,
 			return ce;
 	}
 	return acked;
+}
+
+/* a loss cut: half; 0.7 where a loss-based flow holds the queue (CUBIC's) */
+static u32 beta_cut(u32 w, const struct mre_conn *c)
+{
+	return c->q_held >= MRE_Q_HELD ? w - w / 10 * 3 : w / 2;
 }
 
 /*
@@ -158,8 +171,8 @@ static void conn_loss_cut(struct mre_conn *c)
 	if (c->loss_cut_left)
 		return;
 	/* half of what is out, not of a window larger than the flight */
-	c->cwnd = clamp_cwnd(MRE_MIN(c->cwnd, c->inflight << MRE_FP) / 2, cfg,
-			     cfg->conn_max_cwnd);
+	c->cwnd = clamp_cwnd(beta_cut(MRE_MIN(c->cwnd, c->inflight << MRE_FP),
+				      c), cfg, cfg->conn_max_cwnd);
 	c->loss_cut_left = MRE_MAX(c->inflight, 1u);
 	c->ssthresh = c->cwnd;
 	cut_trace(c, MRE_TR_CONN_WIDE, MRE_TRW_LOSS, was, c->cwnd, c->alpha);
@@ -182,8 +195,14 @@ static void path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 	struct mre_ep *ep = c->ep;
+	u32 acked_ce;
 
-	ce = delay_marks(p, c, cfg, acked, ce);
+	if (acked && !queue_over(p, cfg, 2))
+		c->q_held = 0;		/* the queue drained, or was never there */
+	acked_ce = delay_marks(p, c, cfg, acked, ce);
+	if (acked_ce != ce)
+		c->win_delay = true;
+	ce = acked_ce;
 	p->win_acked += acked;
 	p->win_ce += ce;
 	c->win_ce += ce;
@@ -211,7 +230,9 @@ static void path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 		if (!p->win_cut) {
 			u32 was = p->cwnd;
 
-			p->cwnd = clamp_cwnd(p->cwnd - (p->cwnd >> shift),
+			p->cwnd = clamp_cwnd(cfg->loss_beta_shift ?
+					     p->cwnd - (p->cwnd >> shift) :
+					     beta_cut(p->cwnd, c),
 					     cfg, cfg->max_cwnd);
 			p->ssthresh = p->cwnd;
 			p->win_cut = true;
@@ -274,6 +295,9 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 		bool marked = c->win_ce != 0;
 
 		alpha_update(&c->alpha, c->win_acked, c->win_ce, cfg->ecn_g_shift);
+		if (marked && c->win_delay && c->q_held < MRE_Q_HELD)
+			c->q_held++;
+		c->win_delay = false;
 		if (marked) {
 			u32 was = c->cwnd;
 

@@ -15,8 +15,12 @@
  * congestion signal, and a path that loses much more than its siblings is
  * moved instead (path.c). Where nothing marks (a path that never saw CE),
  * that queue on every path of the connection counts as CE marks, so the
- * flows sharing it cut together before it overflows. loss_beta_shift makes
- * every loss cut the path's window by 2^-n. A timeout collapses the path's
+ * flows sharing it cut together before it overflows. But a queue that
+ * stays above twice that mark through MRE_Q_HELD of the connection's marked
+ * windows is not its own to drain (a loss-based flow such as TCP fills the
+ * buffer whatever it does): the marks stop and losses alone cut, by 0.3 as
+ * CUBIC's, until an RTT sample shows the queue short again.
+ * loss_beta_shift makes every loss cut the path's window by 2^-n. A timeout collapses the path's
  * window to min_cwnd. A loss by send time (loss.c) on a fabric that marks
  * cuts its path but not the connection: it came without its path's marks.
  *
@@ -29,6 +33,9 @@
 #define MRE_CC_H
 
 #include "mre_types.h"
+
+/* marked windows with the queue standing before it is taken as another's */
+#define MRE_Q_HELD	4
 
 struct mre_conn;
 struct mre_path;

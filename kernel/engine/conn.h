@@ -178,6 +178,8 @@ struct mre_conn {
 	u32 win_acked;
 	u32 win_ce;
 	u32 loss_cut_left;	/* packets to send before another loss cut */
+	u8 q_held;		/* delay-marked cuts since a queue-free RTT */
+	bool win_delay;		/* this window's marks include delay marks */
 	u32 rate_mbps;		/* the receiver's hint: pace at this; 0: none */
 	u32 pkt_bytes;		/* data packets sent, mean size (gain 1/8) */
 	u64 pace_next;

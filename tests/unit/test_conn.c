@@ -4,6 +4,7 @@
  * and loss recovery with scripted drops whose consequences are exact.
  */
 #include "pair.h"
+#include "cc.h"
 
 #define KB 1024u
 #define BUF (256 * KB)
@@ -412,6 +413,162 @@ static void loss_across_paths(struct kunit *test, bool on)
 	MRE_EXPECT(test, exactly_once(&r, 0, 72 * KB));
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
 	MRE_EXPECT_EQ(test, ct->loss_late, 0);
+}
+
+/*
+ * A tail-drop bottleneck on node 0's way to node 1 (@ns_per_kb to send
+ * 1000 bytes, a buffer of @cap bytes), shared from @on_at to @off_at with
+ * a TCP-like flow: a fluid window that grows by an MSS per RTT (its RTT
+ * is @base_rtt plus the queue) and is cut to 0.7 when one of its 1500-byte
+ * packets finds the buffer full (at most once per RTT), as CUBIC's beta.
+ * Node 0's packets join the same FIFO, or are dropped when it is full.
+ */
+struct tcpq {
+	u64 ns_per_kb;
+	u64 cap;
+	u64 base_rtt;
+	u64 on_at, off_at;
+	u64 last;		/* the fluid is computed up to here */
+	u64 backlog;		/* bytes << 10 */
+	u64 credit;		/* TCP's bytes << 10 not yet sent */
+	u64 w;			/* TCP's window, bytes */
+	u64 cut_at;
+	u64 bg_bytes;		/* TCP's bytes through */
+	u64 drops;		/* node 0's packets dropped */
+};
+
+#define TQ_SH	10
+#define TQ_MSS	(1500ull << TQ_SH)
+
+static void tcpq_advance(struct tcpq *q, u64 now)
+{
+	while (q->last < now) {
+		u64 dt = MRE_MIN(now - q->last, 50000), rtt, srv;
+
+		q->last += dt;
+		srv = (dt << TQ_SH) * 1000 / q->ns_per_kb;
+		q->backlog = q->backlog > srv ? q->backlog - srv : 0;
+		if (q->last < q->on_at || q->last >= q->off_at)
+			continue;
+		if (!q->w)
+			q->w = 10 * 1500;
+		rtt = q->base_rtt + (q->backlog * q->ns_per_kb >> TQ_SH) / 1000;
+		q->credit += (q->w << TQ_SH) * dt / rtt;
+		q->w += 1500 * dt / rtt + 1;
+		for (; q->credit >= TQ_MSS; q->credit -= TQ_MSS) {
+			if (q->backlog + TQ_MSS <= q->cap << TQ_SH) {
+				q->backlog += TQ_MSS;
+				q->bg_bytes += 1500;
+			} else if (q->last - q->cut_at > rtt) {
+				q->w = q->w * 7 / 10;
+				q->cut_at = q->last;
+			}
+		}
+	}
+}
+
+static bool hook_tcpq(struct pair *p, u32 from, const struct pair_pkt *pk,
+		      u64 n, u64 *extra)
+{
+	struct tcpq *q = p->hook_ctx;
+	u64 len = (u64)pk->len << TQ_SH;
+
+	tcpq_advance(q, p->now);
+	if (from != 0)
+		return false;
+	if (q->backlog + len > q->cap << TQ_SH) {
+		q->drops++;
+		return true;
+	}
+	q->backlog += len;
+	*extra = (q->backlog * q->ns_per_kb >> TQ_SH) / 1000;
+	return false;
+}
+
+/* node 0 keeps 4 WRITEs of 64 KiB posted until @end; KiB/s of each phase */
+static void tcpq_run(struct kunit *test, struct rig *r, struct tcpq *q,
+		     u64 end, u32 kibps[3], u32 drop_pm[3])
+{
+	u64 at[3] = { q->on_at, q->off_at, end }, bg = 0, from = 0;
+	u64 drops = 0, sent = 0;
+	u32 posted = 0, done = 0, ph = 0, mark = 0;
+
+	for (; posted < 4; posted++)
+		write(r, (posted % 4) * 64 * KB, 64 * KB, posted);
+	while (ph < 3 && pair_step(r->p)) {
+		while (done < r->a->nlog && done < MDL_LOG) {
+			MRE_EXPECT_EQ(test, r->a->log[done].status, MRE_ST_OK);
+			done++;
+			write(r, (posted % 4) * 64 * KB, 64 * KB, posted);
+			posted++;
+		}
+		if (r->p->now < at[ph])
+			continue;
+		kibps[ph] = (u32)((u64)(done - mark) * 64 * 1000000000 /
+				  (r->p->now - from));
+		drop_pm[ph] = (u32)((q->drops - drops) * 1000 /
+				    (r->p->sent[0] - sent + 1));
+		MRE_LOG(test, "phase %u: mroce %u KiB/s, TCP %llu KiB/s, %u/1000 of mroce's packets dropped",
+			ph, kibps[ph], (unsigned long long)((q->bg_bytes - bg) *
+			1000000000 / 1024 / (r->p->now - from)), drop_pm[ph]);
+		if (ph == 1)	/* beside TCP: TCP's share instead of drops */
+			drop_pm[ph] = (u32)((q->bg_bytes - bg) * 1000000000 /
+					    1024 / (r->p->now - from));
+		mark = done;
+		from = r->p->now;
+		bg = q->bg_bytes;
+		drops = q->drops;
+		sent = r->p->sent[0];
+		ph++;
+	}
+	MRE_EXPECT_EQ(test, ph, 3);
+}
+
+/*
+ * Beside TCP on a tail-drop bottleneck without ECN (40 Mbit/s, 100
+ * packets of buffer, 0.6 ms base RTT: the guest fabric's "beside TCP"
+ * case), with losses and delay as the only signals (loss_queue_pct 300).
+ * Alone, the connection's delay marks keep the queue short and lose
+ * nothing. When TCP joins it fills the buffer whatever mroce does, and
+ * the marks would cut mroce's window to one packet for as long as TCP
+ * runs (96 KiB/s, 2 % of the link). A queue that does not drain under
+ * MRE_Q_HELD marked windows is not the connection's own: it leaves the
+ * queue to losses, cut as CUBIC cuts, and holds a share (about a third);
+ * when TCP leaves, the queue drains and the marks are back.
+ */
+MRE_TEST(conn_beside_tcp)
+{
+	struct tcpq q = {
+		.ns_per_kb = 200000, .cap = 150000, .base_rtt = 600000,
+		.on_at = 2000000000ULL, .off_at = 10000000000ULL,
+	};
+	u32 cap = 1000000000 / 200 / 1024;	/* KiB/s */
+	u32 kibps[3] = { 0 }, drop_pm[3] = { 0 };
+	struct mre_config cfg;
+	struct rig r;
+
+	soft_config(&cfg);
+	cfg.loss_queue_pct = 300;
+	rig_init(test, &r, &cfg, 300000);
+	r.p->hook = hook_tcpq;
+	r.p->hook_ctx = &q;
+	tcpq_run(test, &r, &q, 13000000000ULL, kibps, drop_pm);
+	MRE_EXPECT_GE(test, kibps[0], cap * 85 / 100);
+	MRE_EXPECT_LE(test, drop_pm[0], 1);
+	MRE_EXPECT_GE(test, kibps[1], cap * 25 / 100);
+	MRE_EXPECT_GE(test, drop_pm[1], cap * 40 / 100);	/* TCP's */
+	MRE_EXPECT_GE(test, kibps[2], cap * 85 / 100);
+	MRE_EXPECT_LE(test, drop_pm[2], 1);
+	/*
+	 * A backlogged connection alone in a deep buffer fills it (losses
+	 * cut it, 0.7): the queue is its own but does not drain. The first
+	 * RTT without a queue (here after a pause) gives it back to the marks.
+	 */
+	MRE_EXPECT_EQ(test, r.p->c[0].q_held, MRE_Q_HELD);
+	pair_run(r.p, 1000000000);
+	write(&r, 0, 4 * KB, 1000);
+	pair_run(r.p, 1000000000);
+	MRE_EXPECT_EQ(test, r.p->c[0].q_held, 0);
 }
 
 MRE_TEST(conn_loss_found_across_paths)
@@ -2511,6 +2668,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_lazy_acks_wide_window_no_spurious),
+	  MRE_CASE(conn_beside_tcp),
 	  MRE_CASE(conn_loss_found_across_paths),
 	  MRE_CASE(conn_loss_across_paths_off),
 	  MRE_CASE(conn_tail_loss_tlp),
