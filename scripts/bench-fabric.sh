@@ -15,6 +15,7 @@
 #     parts=loss,rate,blackhole,reorder,planes,fair,tcp  ks="4 8"
 #     losses="0 0.1 1 5"  rate=20mbit  rate_limit=100  lq_pct=300
 #     fair_n=4  fair_rate=40mbit  fair_limit=100  tcp_rate=40mbit  tcp_limit=100
+#     snap=1   tcp runs: debugfs peers (0.5 s) and mroce trace events, logs/
 #     mroce_params="npaths=16"   more mroce module parameters
 #     reps=2  dur=8  size=65536  bh_warm=5  bh_after=10  skew=1ms
 #     plane_list="1 2 4"  plane_k=4  plane_rate=5mbit  plane_limit=30

@@ -37,6 +37,9 @@
 #                       default congestion control) on pair 2 beside
 #                       ib_write_bw on pair 1, through one spine at tcp_rate,
 #                       tail drop; each alone first, then together
+#     snap=0            1: tcp runs of mroce keep what its connections did
+#                       beside TCP: debugfs peers every 0.5 s and the mroce
+#                       trace events (logs/tcp-VARIANT.snap, .trace)
 #     plane_list="1 2 4"  planes runs (mroce only; rxe runs plane 0 once)
 #     plane_k=4 plane_rate=5mbit plane_limit=30  spines per plane, their
 #                       rate (both ways) and queue (packets) in the planes
@@ -74,7 +77,7 @@ for a in "$@"; do
 	interval=*) IVAL=${a#*=};; control=*) CONTROL=${a#*=};; progress=*) PROGRESS=${a#*=};;
 	rate=*) RATE=${a#*=};; rate_limit=*) RATE_LIMIT=${a#*=};; lq_pct=*) LQ=${a#*=};;
 	fair_n=*) FAIR_N=${a#*=};; fair_rate=*) FAIR_RATE=${a#*=};; fair_limit=*) FAIR_LIMIT=${a#*=};;
-	tcp_rate=*) TCP_RATE=${a#*=};; tcp_limit=*) TCP_LIMIT=${a#*=};;
+	tcp_rate=*) TCP_RATE=${a#*=};; tcp_limit=*) TCP_LIMIT=${a#*=};; snap=*) TCP_SNAP=${a#*=};;
 	mroce_params=*) MROCE_PARAMS=${a#*=};; "") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -641,6 +644,24 @@ if has "$PARTS" tcp; then
 		iperf_run tcp-alone "$DUR"; iperf_wait
 		TALONE=$(tcp_mibps "$PAIR_LOG/tcp-alone.tcp" - -)
 		say "tcp alone: $TALONE MiB/s, retr $(tcp_retr "$PAIR_LOG/tcp-alone.tcpcli")"
+		TRC=/sys/kernel/tracing
+		snap_start() {	# snap_start VARIANT: debugfs peers and mroce events
+			grep -q " /sys/kernel/debug " /proc/mounts ||
+				mount -t debugfs none /sys/kernel/debug
+			grep -q " $TRC " /proc/mounts || mount -t tracefs none $TRC
+			echo 0 > $TRC/tracing_on; echo > $TRC/trace
+			echo 8192 > $TRC/buffer_size_kb
+			echo 1 > $TRC/events/mroce/enable; echo 1 > $TRC/tracing_on
+			( while :; do echo "@ ${EPOCHREALTIME}"
+				cat /sys/kernel/debug/mroce/*/peers 2>/dev/null; sleep 0.5
+			done > "$PAIR_LOG/tcp-$1.snap" ) &
+			SNAP_PID=$!
+		}
+		snap_stop() {
+			kill "$SNAP_PID" 2>/dev/null; wait "$SNAP_PID" 2>/dev/null
+			echo 0 > $TRC/tracing_on; echo 0 > $TRC/events/mroce/enable
+			cat $TRC/trace > "$PAIR_LOG/tcp-$1.trace"
+		}
 		tcp_case() {	# tcp_case VARIANT DRIVER: alone, then beside iperf3
 			local d=$2 alone t0 t1 d0
 			bw_run "$d" "tcp-$1-alone"; alone=$BW
@@ -648,7 +669,9 @@ if has "$PARTS" tcp; then
 			iperf_run "tcp-$1" $((DUR + 10))
 			sleep 2
 			t0=$(( (${EPOCHREALTIME/./} - IPERF_T0) / 1000000 ))
+			[ "$d" = mroce ] && [ "${TCP_SNAP:-0}" = 1 ] && snap_start "$1"
 			bw_run "$d" "tcp-$1-beside"
+			[ "$d" = mroce ] && [ "${TCP_SNAP:-0}" = 1 ] && snap_stop "$1"
 			t1=$(( (${EPOCHREALTIME/./} - IPERF_T0) / 1000000 ))
 			iperf_wait
 			DROPS=$(drops_since "$d0")

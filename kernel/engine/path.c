@@ -123,23 +123,6 @@ bool mre_path_can_send(const struct mre_path *p)
 	return mre_path_room(p) > 0;
 }
 
-/*
- * The RTO of a path without an RTT sample: the slowest measured sibling's
- * (same two hosts), with its own backoff; else rto_init.
- */
-static u64 conn_rto(const struct mre_conn *c, const struct mre_path *p)
-{
-	u64 r = 0;
-	u32 i;
-
-	for (i = 0; i < c->npaths; i++)
-		if (c->paths[i].srtt && c->paths[i].rto > r)
-			r = c->paths[i].rto;
-	if (!r)
-		return p->rto;
-	return r << MRE_MIN(p->n_rto, 6u);
-}
-
 /* --- silence: a path that hears nothing while its siblings are heard ----- */
 #define MRE_SILENCE_KMAX 16
 
@@ -301,7 +284,7 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u8 tail,
 	if (!p->rto_at) {
 		p->rto_base = now;
 		p->rto_at = mre_due(c, p, now + lazy_wait(p, c) +
-				    (p->srtt ? p->rto : conn_rto(c, p)));
+				    (p->srtt ? p->rto : mre_path_guess_rto(c, p)));
 	}
 	if (!p->tlp_at && !p->tlp_out)
 		tlp_arm(p, c, now);
@@ -358,35 +341,6 @@ static void advance_una(struct mre_path *p)
 		p->psn_una++;
 }
 
-static void rtt_sample(struct mre_path *p, const struct mre_config *cfg,
-		       const struct mre_pkt_ack *a, u64 now)
-{
-	s32 r = (s32)((u32)now - a->ts_echo - a->ack_delay);
-	u64 rtt, rto;
-
-	/* ends before it began: a skewed clock or a lie, not 1 ns (min_rtt) */
-	if (r <= 0)
-		return;
-	rtt = (u64)r;
-	p->last_rtt = rtt;
-	if (!p->srtt) {
-		p->srtt = rtt;
-		p->rttvar = rtt / 2;
-		if (!p->min_rtt || rtt < p->min_rtt)
-			p->min_rtt = rtt;
-	} else {
-		u64 d = p->srtt > rtt ? p->srtt - rtt : rtt - p->srtt;
-
-		p->rttvar = p->rttvar - p->rttvar / 4 + d / 4;
-		p->srtt = p->srtt - p->srtt / 8 + rtt / 8;
-		if (rtt < p->min_rtt)
-			p->min_rtt = rtt;
-	}
-	rto = p->srtt + 4 * p->rttvar;
-	p->rto = rto < cfg->rto_min_ns ? cfg->rto_min_ns :
-		 rto > cfg->rto_max_ns ? cfg->rto_max_ns : rto;
-}
-
 static void recovered(struct mre_path *p, struct mre_conn *c)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
@@ -435,7 +389,7 @@ static void check_repath(struct mre_path *p, struct mre_conn *c)
 
 /*
  * A sibling measured the RTT: paths still running on a guess follow the
- * slowest measured sibling (conn_rto()), both ways: shorter than
+ * slowest measured sibling (mre_path_guess_rto()), both ways: shorter than
  * rto_init once one is measured, and longer again when a slower one is.
  * On paths of different lengths a guess kept from the short paths alone
  * would time the long ones out before their first ACK could come back.
@@ -449,7 +403,7 @@ static void retime_guesses(struct mre_conn *c)
 
 		if (q->srtt || !q->rto_at || q->health == MRE_PATH_FAILED)
 			continue;
-		q->rto_at = mre_due(c, q, q->rto_base + conn_rto(c, q));
+		q->rto_at = mre_due(c, q, q->rto_base + mre_path_guess_rto(c, q));
 	}
 }
 
@@ -580,7 +534,7 @@ static void ack_measure(struct mre_path *p, struct mre_conn *c,
 	 */
 	if (n->acked || (s32)(a->ts_echo - p->ts_echo) > 0) {
 		p->ts_echo = a->ts_echo;
-		rtt_sample(p, &c->ep->cfg, a, now);
+		mre_path_rtt_sample(p, &c->ep->cfg, a, now);
 		p->st_acked += n->acked;
 		if (p->health == MRE_PATH_FAILED ? n->probe_acked :
 		    p->health == MRE_PATH_SUSPECT)
@@ -886,7 +840,7 @@ static bool conn_stall_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 		p->tlp_sent = (u32)now;
 		p->tlp_out = true;
 	}
-	p->rto = MRE_MIN(p->rto * 2, stall_rto_max(cfg));
+	p->rto = mre_path_rto_backoff(p, stall_rto_max(cfg));
 	p->rto_base = now;
 	p->rto_at = mre_due(c, p, !p->inflight ? 0 : now + p->rto +
 			    c->ep->ops->random(c->ep) % (p->rto / 2 + 1));
@@ -927,7 +881,7 @@ static bool path_rto(struct mre_path *p, struct mre_conn *c, u64 now)
 	p->n_stall = 0;
 	mre_path_all_lost(p, c, &c->ep->ctr.loss_rto, MRE_TRW_RTO);
 	mre_cc_path_rto(p, c);
-	p->rto = MRE_MIN(p->rto * 2, cfg->rto_max_ns);
+	p->rto = mre_path_rto_backoff(p, cfg->rto_max_ns);
 	if (p->n_rto >= cfg->fail_rtos) {
 		mre_path_fail(p, c, now, MRE_TRW_RTO);
 		return false;

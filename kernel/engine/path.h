@@ -176,6 +176,14 @@ void mre_path_all_lost(struct mre_path *p, struct mre_conn *c, u64 *ctr,
 		       u8 why);
 /* recompute c->silence_k from the connection's loss rate (see path.c) */
 void mre_path_silence_k(struct mre_conn *c);
+
+/* rtt.c: the RTT estimator and RTO of a path */
+void mre_path_rtt_sample(struct mre_path *p, const struct mre_config *cfg,
+			 const struct mre_pkt_ack *a, u64 now);
+/* the timer doubled up to @cap, never below the path's own estimate */
+u64 mre_path_rto_backoff(const struct mre_path *p, u64 cap);
+/* a path without an RTT sample: its siblings', else a first guess */
+u64 mre_path_guess_rto(const struct mre_conn *c, const struct mre_path *p);
 /*
  * Earliest timer of @p (0: none). Every run of the connection asks it of
  * every path twice, so it is inline and without branches: a 0 ("none")

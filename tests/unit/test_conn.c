@@ -571,6 +571,69 @@ MRE_TEST(conn_beside_tcp)
 	MRE_EXPECT_EQ(test, r.p->c[0].q_held, 0);
 }
 
+/* from @from on, every packet waits @extra more (a queue that stands) */
+struct late {
+	u64 from, extra;
+};
+
+static bool hook_late(struct pair *p, u32 from, const struct pair_pkt *pk,
+		      u64 n, u64 *extra)
+{
+	struct late *l = p->hook_ctx;
+
+	if (p->now >= l->from)
+		*extra = l->extra;
+	return false;
+}
+
+/*
+ * The round trip grows from 0.6 ms to 127 ms, past rto_max (100 ms), as a
+ * guest fabric's spine queued beside TCP. The first timeouts come before
+ * the first answer can (nothing tells the sender yet), and resend a packet
+ * each. But the answers then measure the path: timers capped below that
+ * round trip, rto_max for an RTO, rto_init (20 ms) for a stall, kept
+ * firing for nothing as long as the queue stood (there, 0.27 MiB/s
+ * against TCP's 4.11). An RTO is never set below the path's own estimate
+ * (SRTT + 4 RTTVAR): after the first round trips nothing more is resent.
+ */
+MRE_TEST(conn_rtt_beyond_rto_max)
+{
+	struct late l = { .from = ~0ULL, .extra = 126400000 };
+	struct mre_config cfg;
+	const struct mre_counters *ct;
+	struct rig r;
+	u64 stalls, retx;
+	u32 i;
+
+	soft_config(&cfg);
+	rig_init(test, &r, &cfg, 300000);
+	ct = &r.p->n[0].ep.ctr;
+	r.p->hook = hook_late;
+	r.p->hook_ctx = &l;
+	write(&r, 0, 64 * KB, 1);
+	while (!r.a->nlog && pair_step(r.p))
+		;
+	MRE_EXPECT_EQ(test, r.a->nlog, 1);
+	MRE_LOG(test, "first at %llu", (unsigned long long)r.p->now);
+	l.from = r.p->now;
+	for (i = 0; i < 3; i++)
+		write(&r, 64 * KB * (i + 1), 64 * KB, 2 + i);
+	pair_run(r.p, 500000000);	/* about 4 of the new round trips */
+	stalls = ct->rto + ct->rto_stall;
+	retx = ct->tx_retx;
+	MRE_LOG(test, "first 0.5 s: retx %llu timeouts %llu", (unsigned long long)retx,
+		(unsigned long long)stalls);
+	MRE_EXPECT_LE(test, retx, 64);
+	pair_run(r.p, 10000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	MRE_EXPECT_EQ(test, r.a->log[3].status, MRE_ST_OK);
+	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
+	MRE_LOG(test, "after: retx %llu timeouts %llu", (unsigned long long)ct->tx_retx,
+		(unsigned long long)(ct->rto + ct->rto_stall));
+	MRE_EXPECT_EQ(test, ct->rto + ct->rto_stall, stalls);
+	MRE_EXPECT_EQ(test, ct->tx_retx, retx);
+}
+
 MRE_TEST(conn_loss_found_across_paths)
 {
 	loss_across_paths(test, true);
@@ -2669,6 +2732,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_one_loss_fast_retransmit),
 	  MRE_CASE(conn_lazy_acks_wide_window_no_spurious),
 	  MRE_CASE(conn_beside_tcp),
+	  MRE_CASE(conn_rtt_beyond_rto_max),
 	  MRE_CASE(conn_loss_found_across_paths),
 	  MRE_CASE(conn_loss_across_paths_off),
 	  MRE_CASE(conn_tail_loss_tlp),
