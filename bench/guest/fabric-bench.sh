@@ -144,6 +144,8 @@ mroce_lq() {	# mroce_lq PCT
 		return 1
 	fi
 	LQ_NOW=$(cat /sys/module/mroce/parameters/loss_queue_pct)
+	# snap=1: the reloaded module's events, enabled while nothing runs
+	[ "${TCP_SNAP:-0}" = 1 ] && echo 1 > /sys/kernel/tracing/events/mroce/enable
 	devs_add mroce || { echo "# mroce: devices after the reload failed"; return 1; }
 	say "mroce reloaded: loss_queue_pct=$LQ_NOW"
 }
@@ -645,13 +647,18 @@ if has "$PARTS" tcp; then
 		TALONE=$(tcp_mibps "$PAIR_LOG/tcp-alone.tcp" - -)
 		say "tcp alone: $TALONE MiB/s, retr $(tcp_retr "$PAIR_LOG/tcp-alone.tcpcli")"
 		TRC=/sys/kernel/tracing
-		snap_start() {	# snap_start VARIANT: debugfs peers and mroce events
+		# the events are enabled once, while nothing runs: patching the
+		# tracepoints in under load hung the TCG guest (text_poke_bp)
+		if [ "${TCP_SNAP:-0}" = 1 ]; then
 			grep -q " /sys/kernel/debug " /proc/mounts ||
 				mount -t debugfs none /sys/kernel/debug
 			grep -q " $TRC " /proc/mounts || mount -t tracefs none $TRC
-			echo 0 > $TRC/tracing_on; echo > $TRC/trace
-			echo 8192 > $TRC/buffer_size_kb
-			echo 1 > $TRC/events/mroce/enable; echo 1 > $TRC/tracing_on
+			echo 0 > $TRC/tracing_on
+			echo 4096 > $TRC/buffer_size_kb
+			echo 1 > $TRC/events/mroce/enable
+		fi
+		snap_start() {	# snap_start VARIANT: debugfs peers and mroce events
+			echo > $TRC/trace; echo 1 > $TRC/tracing_on
 			( while :; do echo "@ ${EPOCHREALTIME}"
 				cat /sys/kernel/debug/mroce/*/peers 2>/dev/null; sleep 0.5
 			done > "$PAIR_LOG/tcp-$1.snap" ) &
@@ -659,7 +666,7 @@ if has "$PARTS" tcp; then
 		}
 		snap_stop() {
 			kill "$SNAP_PID" 2>/dev/null; wait "$SNAP_PID" 2>/dev/null
-			echo 0 > $TRC/tracing_on; echo 0 > $TRC/events/mroce/enable
+			echo 0 > $TRC/tracing_on
 			cat $TRC/trace > "$PAIR_LOG/tcp-$1.trace"
 		}
 		tcp_case() {	# tcp_case VARIANT DRIVER: alone, then beside iperf3

@@ -16,6 +16,17 @@ static u32 clamp_cwnd(u32 w, const struct mre_config *cfg, u32 max)
 	return w < lo ? lo : w > hi ? hi : w;
 }
 
+/*
+ * The data the connection has out. PROBEs (a failed path's, a stall's, a
+ * tail's) are not: one answered a round trip later must not hold a window
+ * that congestion cut to a packet (a failed path's probes beside TCP held
+ * it for seconds while the good paths had room).
+ */
+static u32 data_out(const struct mre_conn *c)
+{
+	return c->inflight - c->probes_out;
+}
+
 static void aimd_grow(u32 *cwnd, const u32 *ssthresh, u32 acked)
 {
 	if (ssthresh && *cwnd < *ssthresh)
@@ -171,9 +182,9 @@ static void conn_loss_cut(struct mre_conn *c)
 	if (c->loss_cut_left)
 		return;
 	/* half of what is out, not of a window larger than the flight */
-	c->cwnd = clamp_cwnd(beta_cut(MRE_MIN(c->cwnd, c->inflight << MRE_FP),
+	c->cwnd = clamp_cwnd(beta_cut(MRE_MIN(c->cwnd, data_out(c) << MRE_FP),
 				      c), cfg, cfg->conn_max_cwnd);
-	c->loss_cut_left = MRE_MAX(c->inflight, 1u);
+	c->loss_cut_left = MRE_MAX(data_out(c), 1u);
 	c->ssthresh = c->cwnd;
 	cut_trace(c, MRE_TR_CONN_WIDE, MRE_TRW_LOSS, was, c->cwnd, c->alpha);
 }
@@ -286,6 +297,21 @@ void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c)
 	p->win_end = p->psn_next;
 }
 
+/*
+ * The queue is another flow's: the delay marks' cuts left the connection a
+ * window far under its share. Slow start again, as a new flow of that
+ * other kind would, up to its first loss, on the connection and its paths.
+ */
+static void compete(struct mre_conn *c)
+{
+	const struct mre_config *cfg = &c->ep->cfg;
+	u32 i;
+
+	c->ssthresh = cfg->conn_max_cwnd << MRE_FP;
+	for (i = 0; i < c->npaths; i++)
+		c->paths[i].ssthresh = cfg->max_cwnd << MRE_FP;
+}
+
 void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 {
 	const struct mre_config *cfg = &c->ep->cfg;
@@ -295,8 +321,9 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 		bool marked = c->win_ce != 0;
 
 		alpha_update(&c->alpha, c->win_acked, c->win_ce, cfg->ecn_g_shift);
-		if (marked && c->win_delay && c->q_held < MRE_Q_HELD)
-			c->q_held++;
+		if (marked && c->win_delay && c->q_held < MRE_Q_HELD &&
+		    ++c->q_held == MRE_Q_HELD)
+			compete(c);
 		c->win_delay = false;
 		if (marked) {
 			u32 was = c->cwnd;
@@ -313,7 +340,14 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 			return;
 	}
 	if (!c->win_ce && !c->loss_cut_left &&
-	    window_used(c->inflight + n, c->cwnd)) {
+	    window_used(data_out(c) + n, c->cwnd)) {
+		/*
+		 * Beside a loss-based flow, two packets a window: CUBIC
+		 * regrows faster than one a window on long round trips
+		 * (a 1 KiB packet is also under its 1448-byte segment)
+		 */
+		if (c->q_held >= MRE_Q_HELD && c->cwnd >= c->ssthresh)
+			n *= 2;
 		aimd_grow(&c->cwnd, &c->ssthresh, n);
 		c->cwnd = clamp_cwnd(c->cwnd, cfg, cfg->conn_max_cwnd);
 	}
@@ -321,7 +355,7 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 
 bool mre_cc_can_send(struct mre_conn *c, u64 now, u64 *at)
 {
-	if (c->inflight >= c->cwnd >> MRE_FP)
+	if (data_out(c) >= c->cwnd >> MRE_FP)
 		return false;		/* an ACK will reopen it */
 	if (c->rate_mbps && c->pace_next > now) {
 		*at = c->pace_next;

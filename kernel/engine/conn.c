@@ -56,6 +56,7 @@ static void conn_reset_seq(struct mre_conn *c, u64 now)
 	c->rtxq_head = c->rtxq_tail = 0;
 	c->n_wait = 0;
 	c->inflight = 0;
+	c->probes_out = 0;
 	c->peer_dups = 0;
 	c->rx_dups = 0;
 	c->nak = MRE_SYN_NONE;

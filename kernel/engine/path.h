@@ -180,6 +180,8 @@ void mre_path_silence_k(struct mre_conn *c);
 /* rtt.c: the RTT estimator and RTO of a path */
 void mre_path_rtt_sample(struct mre_path *p, const struct mre_config *cfg,
 			 const struct mre_pkt_ack *a, u64 now);
+/* SRTT + 4 RTTVAR; without a sample, three times the least RTT */
+u64 mre_path_rto_est(const struct mre_path *p);
 /* the timer doubled up to @cap, never below the path's own estimate */
 u64 mre_path_rto_backoff(const struct mre_path *p, u64 cap);
 /* a path without an RTT sample: its siblings', else a first guess */

@@ -43,11 +43,14 @@ void mre_path_rtt_sample(struct mre_path *p, const struct mre_config *cfg,
  * 100 ms, or at rto_init for a stall, every timeout took a packet that
  * was still on its way as lost and the connection held 6 % of the link).
  */
+u64 mre_path_rto_est(const struct mre_path *p)
+{
+	return p->srtt ? p->srtt + 4 * p->rttvar : 3 * p->min_rtt;
+}
+
 u64 mre_path_rto_backoff(const struct mre_path *p, u64 cap)
 {
-	u64 est = p->srtt ? p->srtt + 4 * p->rttvar : 3 * p->min_rtt;
-
-	return MRE_MIN(p->rto * 2, MRE_MAX(cap, est));
+	return MRE_MIN(p->rto * 2, MRE_MAX(cap, mre_path_rto_est(p)));
 }
 
 /*

@@ -531,10 +531,11 @@ static void tcpq_run(struct kunit *test, struct rig *r, struct tcpq *q,
  * Alone, the connection's delay marks keep the queue short and lose
  * nothing. When TCP joins it fills the buffer whatever mroce does, and
  * the marks would cut mroce's window to one packet for as long as TCP
- * runs (96 KiB/s, 2 % of the link). A queue that does not drain under
+ * runs (47 KiB/s, 1 % of the link). A queue that does not drain under
  * MRE_Q_HELD marked windows is not the connection's own: it leaves the
- * queue to losses, cut as CUBIC cuts, and holds a share (about a third);
- * when TCP leaves, the queue drains and the marks are back.
+ * queue to losses, cut as CUBIC cuts, grows two packets a window, and
+ * holds half (2440 KiB/s against TCP's 2279); when TCP leaves, the queue
+ * drains and the marks are back.
  */
 MRE_TEST(conn_beside_tcp)
 {
@@ -555,7 +556,7 @@ MRE_TEST(conn_beside_tcp)
 	tcpq_run(test, &r, &q, 13000000000ULL, kibps, drop_pm);
 	MRE_EXPECT_GE(test, kibps[0], cap * 85 / 100);
 	MRE_EXPECT_LE(test, drop_pm[0], 1);
-	MRE_EXPECT_GE(test, kibps[1], cap * 25 / 100);
+	MRE_EXPECT_GE(test, kibps[1], cap * 40 / 100);
 	MRE_EXPECT_GE(test, drop_pm[1], cap * 40 / 100);	/* TCP's */
 	MRE_EXPECT_GE(test, kibps[2], cap * 85 / 100);
 	MRE_EXPECT_LE(test, drop_pm[2], 1);
@@ -571,9 +572,14 @@ MRE_TEST(conn_beside_tcp)
 	MRE_EXPECT_EQ(test, r.p->c[0].q_held, 0);
 }
 
-/* from @from on, every packet waits @extra more (a queue that stands) */
+/*
+ * From @from on, every packet waits @extra more (a queue that stands);
+ * node 0's packets on path @hole are dropped until @hole_end.
+ */
 struct late {
 	u64 from, extra;
+	u64 hole_end;
+	u16 hole;
 };
 
 static bool hook_late(struct pair *p, u32 from, const struct pair_pkt *pk,
@@ -583,7 +589,7 @@ static bool hook_late(struct pair *p, u32 from, const struct pair_pkt *pk,
 
 	if (p->now >= l->from)
 		*extra = l->extra;
-	return false;
+	return from == 0 && pk->path == l->hole && p->now < l->hole_end;
 }
 
 /*
@@ -598,7 +604,7 @@ static bool hook_late(struct pair *p, u32 from, const struct pair_pkt *pk,
  */
 MRE_TEST(conn_rtt_beyond_rto_max)
 {
-	struct late l = { .from = ~0ULL, .extra = 126400000 };
+	struct late l = { .from = ~0ULL, .extra = 126400000, .hole = 0xffff };
 	struct mre_config cfg;
 	const struct mre_counters *ct;
 	struct rig r;
@@ -632,6 +638,48 @@ MRE_TEST(conn_rtt_beyond_rto_max)
 		(unsigned long long)(ct->rto + ct->rto_stall));
 	MRE_EXPECT_EQ(test, ct->rto + ct->rto_stall, stalls);
 	MRE_EXPECT_EQ(test, ct->tx_retx, retx);
+}
+
+/*
+ * The same round trip of 127 ms, and path 3's route black-holed for a
+ * second: the path is found silent and probed. Its probes were given up
+ * after at most probe_max (50 ms), before an answer could come back, so
+ * it never came back after the hole ended (a guest fabric's path probed
+ * 127 times in 4 s beside TCP). A probe now waits for the path's own
+ * estimate: the path is good again, and every byte arrives once.
+ */
+MRE_TEST(conn_probe_answer_beyond_probe_max)
+{
+	struct late l = { .from = ~0ULL, .extra = 126400000, .hole = 3 };
+	struct mre_config cfg;
+	const struct mre_counters *ct;
+	struct rig r;
+	u32 i;
+
+	soft_config(&cfg);
+	rig_init(test, &r, &cfg, 300000);
+	ct = &r.p->n[0].ep.ctr;
+	r.p->hook = hook_late;
+	r.p->hook_ctx = &l;
+	write(&r, 0, 64 * KB, 1);
+	while (!r.a->nlog && pair_step(r.p))
+		;
+	l.from = r.p->now;
+	pair_run(r.p, 1000000000);	/* the paths learn the new RTT */
+	l.hole_end = r.p->now + 1000000000;
+	for (i = 0; i < 3; i++)
+		write(&r, 64 * KB * (i + 1), 64 * KB, 2 + i);
+	pair_run(r.p, 20000000000ULL);
+	MRE_EXPECT_EQ(test, r.a->nlog, 4);
+	MRE_EXPECT_EQ(test, r.a->log[3].status, MRE_ST_OK);
+	MRE_EXPECT(test, exactly_once(&r, 0, 256 * KB));
+	MRE_LOG(test, "failed %llu recovered %llu probes %llu",
+		(unsigned long long)ct->path_failed,
+		(unsigned long long)ct->path_recovered,
+		(unsigned long long)ct->tx_probe);
+	MRE_EXPECT_GE(test, ct->path_failed, 1);
+	MRE_EXPECT_GE(test, ct->path_recovered, ct->path_failed);
+	MRE_EXPECT_EQ(test, r.p->c[0].paths[3].health, MRE_PATH_GOOD);
 }
 
 MRE_TEST(conn_loss_found_across_paths)
@@ -2733,6 +2781,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_lazy_acks_wide_window_no_spurious),
 	  MRE_CASE(conn_beside_tcp),
 	  MRE_CASE(conn_rtt_beyond_rto_max),
+	  MRE_CASE(conn_probe_answer_beyond_probe_max),
 	  MRE_CASE(conn_loss_found_across_paths),
 	  MRE_CASE(conn_loss_across_paths_off),
 	  MRE_CASE(conn_tail_loss_tlp),
