@@ -593,6 +593,27 @@ static bool hook_late(struct pair *p, u32 from, const struct pair_pkt *pk,
 }
 
 /*
+ * The module's values over 0.6 ms, a first 64 KiB WRITE delivered, then
+ * every packet 126.4 ms later (hook_late): returns node 0's counters.
+ */
+static const struct mre_counters *late_rig(struct kunit *test,
+					   struct rig *r, struct late *l)
+{
+	struct mre_config cfg;
+
+	soft_config(&cfg);
+	rig_init(test, r, &cfg, 300000);
+	r->p->hook = hook_late;
+	r->p->hook_ctx = l;
+	write(r, 0, 64 * KB, 1);
+	while (!r->a->nlog && pair_step(r->p))
+		;
+	MRE_EXPECT_EQ(test, r->a->nlog, 1);
+	l->from = r->p->now;
+	return &r->p->n[0].ep.ctr;
+}
+
+/*
  * The round trip grows from 0.6 ms to 127 ms, past rto_max (100 ms), as a
  * guest fabric's spine queued beside TCP. The first timeouts come before
  * the first answer can (nothing tells the sender yet), and resend a packet
@@ -605,23 +626,12 @@ static bool hook_late(struct pair *p, u32 from, const struct pair_pkt *pk,
 MRE_TEST(conn_rtt_beyond_rto_max)
 {
 	struct late l = { .from = ~0ULL, .extra = 126400000, .hole = 0xffff };
-	struct mre_config cfg;
 	const struct mre_counters *ct;
 	struct rig r;
 	u64 stalls, retx;
 	u32 i;
 
-	soft_config(&cfg);
-	rig_init(test, &r, &cfg, 300000);
-	ct = &r.p->n[0].ep.ctr;
-	r.p->hook = hook_late;
-	r.p->hook_ctx = &l;
-	write(&r, 0, 64 * KB, 1);
-	while (!r.a->nlog && pair_step(r.p))
-		;
-	MRE_EXPECT_EQ(test, r.a->nlog, 1);
-	MRE_LOG(test, "first at %llu", (unsigned long long)r.p->now);
-	l.from = r.p->now;
+	ct = late_rig(test, &r, &l);
 	for (i = 0; i < 3; i++)
 		write(&r, 64 * KB * (i + 1), 64 * KB, 2 + i);
 	pair_run(r.p, 500000000);	/* about 4 of the new round trips */
@@ -651,20 +661,11 @@ MRE_TEST(conn_rtt_beyond_rto_max)
 MRE_TEST(conn_probe_answer_beyond_probe_max)
 {
 	struct late l = { .from = ~0ULL, .extra = 126400000, .hole = 3 };
-	struct mre_config cfg;
 	const struct mre_counters *ct;
 	struct rig r;
 	u32 i;
 
-	soft_config(&cfg);
-	rig_init(test, &r, &cfg, 300000);
-	ct = &r.p->n[0].ep.ctr;
-	r.p->hook = hook_late;
-	r.p->hook_ctx = &l;
-	write(&r, 0, 64 * KB, 1);
-	while (!r.a->nlog && pair_step(r.p))
-		;
-	l.from = r.p->now;
+	ct = late_rig(test, &r, &l);
 	pair_run(r.p, 1000000000);	/* the paths learn the new RTT */
 	l.hole_end = r.p->now + 1000000000;
 	for (i = 0; i < 3; i++)
