@@ -17,10 +17,11 @@ static u32 clamp_cwnd(u32 w, const struct mre_config *cfg, u32 max)
 }
 
 /*
- * The data the connection has out. PROBEs (a failed path's, a stall's, a
- * tail's) are not: one answered a round trip later must not hold a window
- * that congestion cut to a packet (a failed path's probes beside TCP held
- * it for seconds while the good paths had room).
+ * What the connection has out, but a failed path's PROBEs: one answered a
+ * round trip later must not hold a window that congestion cut to a packet
+ * (beside TCP they held it for seconds while the good paths had room).
+ * Live paths' probes (tail, stall) count: out of the window they added to
+ * an oversubscribed fabric's queues (4:1 permutation tail +2 %).
  */
 static u32 data_out(const struct mre_conn *c)
 {
@@ -322,7 +323,7 @@ void mre_cc_conn_acked(struct mre_conn *c, u32 n)
 
 		alpha_update(&c->alpha, c->win_acked, c->win_ce, cfg->ecn_g_shift);
 		if (marked && c->win_delay && c->q_held < MRE_Q_HELD &&
-		    ++c->q_held == MRE_Q_HELD)
+		    !conn_marked(c) && ++c->q_held == MRE_Q_HELD)
 			compete(c);
 		c->win_delay = false;
 		if (marked) {

@@ -133,7 +133,7 @@ struct mre_conn {
 	u32 since_ask;		/* packets sent since one asked for an ACK */
 	u32 reorder_calm;	/* TSNs accepted since reorder last grew */
 	u32 inflight;		/* sum of the paths' */
-	u32 probes_out;		/* of them PROBEs, outside the window */
+	u32 probes_out;		/* of them failed paths' PROBEs (window) */
 	/* loss by send time, across paths (loss.c) */
 	u64 time_at;		/* a PSN's time is up then (0: none) */
 	u32 time_sent;		/* newest send time delivered (ns, low 32), */

@@ -279,7 +279,10 @@ u32 mre_path_sent(struct mre_path *p, struct mre_conn *c, u32 tsn, u8 tail,
 	mre_bit_clear(p->settled, psn & (MRE_PATH_RING - 1));
 	p->inflight++;
 	c->inflight++;
-	c->probes_out += tsn == MRE_PSN_PROBE;
+	if (tsn == MRE_PSN_PROBE && p->health == MRE_PATH_FAILED) {
+		p->fprobes++;		/* outside the connection's window */
+		c->probes_out++;
+	}
 	p->st_tx++;
 	p->since_repath++;
 	if (!p->rto_at) {
@@ -301,7 +304,10 @@ static void settle(struct mre_path *p, struct mre_conn *c, u32 psn)
 	mre_bit_set(p->settled, psn & (MRE_PATH_RING - 1));
 	p->inflight--;
 	c->inflight--;
-	c->probes_out -= p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE;
+	if (p->fprobes && p->ring[psn & (MRE_PATH_RING - 1)] == MRE_PSN_PROBE) {
+		p->fprobes--;
+		c->probes_out--;
+	}
 }
 
 /*
@@ -790,7 +796,8 @@ static u64 stall_rto_max(const struct mre_config *cfg)
  * from the MRE_STALL_MOVE-th stall RTO in a row with nothing heard since
  * the one before, the path takes a new source port and, with an RTT
  * sample and packets out on a sibling too (else the resend tests the
- * other routes), a PROBE there (true: the caller sends it), which the peer answers on a
+ * other routes, and a probe would take a 1-packet window before it), a
+ * PROBE there (true: the caller sends it), which the peer answers on a
  * new port of its own; the first answer ends the stall. It is the tail
  * probe too; older unanswered probes give way to it (each holds window).
  * Still no health change, no window cut and no failure; and a path never

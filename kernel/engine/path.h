@@ -64,6 +64,7 @@ struct mre_path {
 	u32 psn_una;		/* lowest unsettled PSN */
 	u32 psn_fack;		/* one past the highest PSN SACKed */
 	u32 inflight;		/* unsettled PSNs */
+	u32 fprobes;		/* of them PROBEs sent while FAILED */
 	u32 ring[MRE_PATH_RING];	/* PSN -> TSN (or MRE_PSN_PROBE) */
 	u32 settled[MRE_PATH_RING / 32];
 
