@@ -156,12 +156,11 @@ XS=(mroce-xfer -d mroce1 -g "$G2") XC=(mroce-xfer -d mroce0 -g "$G1")
 SD=(); [ -z "$SEED" ] || SD=(-S "$SEED")
 t_ok "short transfer (200 ops), lossless" pair cal 120 ready=tcp:18600 "${XS[@]}" -- "${XC[@]}" -n 200 "${SD[@]}" 10.254.0.2
 grep -m1 '^xfer: [0-9]* ops' "$PAIR_LOG/cal.cli" | sed 's/^/# /'
-# the debug kernel's first transfer on a new connection crawls, then runs
-# (its first took 59.5 s for 200 ops, the main one 21 s for 201): time a
-# second one there
-if [ "$T_SCALE" -gt 1 ]; then
-	t_ok "short transfer again (200 ops), to time it" pair cal 120 ready=tcp:18600 "${XS[@]}" -- "${XC[@]}" -n 200 "${SD[@]}" 10.254.0.2
-fi
+# the first transfer on a new connection is slower than the ones after it
+# (the debug kernel's took 59.5 s for 200 ops, the main one 21 s for 201;
+# the normal kernel's 700 ms, and the main one ran 30 % faster than that
+# and ended before the plane-down checks): time a second one
+t_ok "short transfer again (200 ops), to time it" pair cal 120 ready=tcp:18600 "${XS[@]}" -- "${XC[@]}" -n 200 "${SD[@]}" 10.254.0.2
 # xfer prints the time of its operations loop: "xfer: N batches, ..., 1.2 s"
 c1=$(sed -n 's/^xfer: [0-9]* batches, .*, \([0-9.]*\) s$/\1/p' "$PAIR_LOG/cal.cli" | awk '{ printf "%d", $1 * 1000 }')
 c1=${c1:-2000}
