@@ -207,14 +207,12 @@ static void path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 {
 	const struct mre_config *cfg = &c->ep->cfg;
 	struct mre_ep *ep = c->ep;
-	u32 acked_ce;
+	u32 real_ce = ce;
 
 	if (acked && !queue_over(p, cfg, 2))
 		c->q_held = 0;		/* the queue drained, or was never there */
-	acked_ce = delay_marks(p, c, cfg, acked, ce);
-	if (acked_ce != ce)
-		c->win_delay = true;
-	ce = acked_ce;
+	ce = delay_marks(p, c, cfg, acked, ce);
+	c->win_delay |= ce != real_ce;
 	p->win_acked += acked;
 	p->win_ce += ce;
 	c->win_ce += ce;

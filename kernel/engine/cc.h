@@ -20,9 +20,10 @@
  * windows is not its own to drain (a loss-based flow such as TCP fills the
  * buffer whatever it does): the marks stop and losses alone cut, by 0.3 as
  * CUBIC's, until an RTT sample shows the queue short again.
- * loss_beta_shift makes every loss cut the path's window by 2^-n. A timeout collapses the path's
- * window to min_cwnd. A loss by send time (loss.c) on a fabric that marks
- * cuts its path but not the connection: it came without its path's marks.
+ * loss_beta_shift makes every loss cut the path's window by 2^-n. A
+ * timeout collapses the path's window to min_cwnd. A loss by send time
+ * (loss.c) on a fabric that marks cuts its path but not the connection: it
+ * came without its path's marks.
  *
  * Receiver: every ACK carries a fair-share rate, the receiver's capacity
  * divided by the number of connections that sent it data recently. The

@@ -36,6 +36,12 @@ void mre_path_rtt_sample(struct mre_path *p, const struct mre_config *cfg,
 	p->rto = MRE_MAX(rto, cfg->rto_min_ns);
 }
 
+/* the path's own timeout, SRTT + 4 RTTVAR; before a sample, 3 x least RTT */
+u64 mre_path_rto_est(const struct mre_path *p)
+{
+	return p->srtt ? p->srtt + 4 * p->rttvar : 3 * p->min_rtt;
+}
+
 /*
  * The path's timer doubled, up to @cap, but never below its own estimate:
  * one shorter than the round trip fires before any answer can come back
@@ -43,11 +49,6 @@ void mre_path_rtt_sample(struct mre_path *p, const struct mre_config *cfg,
  * 100 ms, or at rto_init for a stall, every timeout took a packet that
  * was still on its way as lost and the connection held 6 % of the link).
  */
-u64 mre_path_rto_est(const struct mre_path *p)
-{
-	return p->srtt ? p->srtt + 4 * p->rttvar : 3 * p->min_rtt;
-}
-
 u64 mre_path_rto_backoff(const struct mre_path *p, u64 cap)
 {
 	return MRE_MIN(p->rto * 2, MRE_MAX(cap, mre_path_rto_est(p)));
@@ -67,6 +68,6 @@ u64 mre_path_guess_rto(const struct mre_conn *c, const struct mre_path *p)
 		if (c->paths[i].srtt && c->paths[i].rto > r)
 			r = c->paths[i].rto;
 	if (!r)
-		return MRE_MAX(p->rto, 3 * p->min_rtt);
+		return MRE_MAX(p->rto, mre_path_rto_est(p));
 	return r << MRE_MIN(p->n_rto, 6u);
 }

@@ -485,43 +485,48 @@ static bool hook_tcpq(struct pair *p, u32 from, const struct pair_pkt *pk,
 	return false;
 }
 
-/* node 0 keeps 4 WRITEs of 64 KiB posted until @end; KiB/s of each phase */
+/* what one phase of tcpq_run() measured */
+struct tcpq_phase {
+	u32 kibps;		/* node 0's WRITEs completed */
+	u32 tcp_kibps;		/* TCP's bytes through */
+	u32 drop_pm;		/* node 0's packets dropped, per 1000 sent */
+};
+
+/* node 0 keeps 4 WRITEs of 64 KiB posted until @end: alone, beside TCP, alone */
 static void tcpq_run(struct kunit *test, struct rig *r, struct tcpq *q,
-		     u64 end, u32 kibps[3], u32 drop_pm[3])
+		     u64 end, struct tcpq_phase ph[3])
 {
 	u64 at[3] = { q->on_at, q->off_at, end }, bg = 0, from = 0;
 	u64 drops = 0, sent = 0;
-	u32 posted = 0, done = 0, ph = 0, mark = 0;
+	u32 posted = 0, done = 0, i = 0, mark = 0;
 
 	for (; posted < 4; posted++)
 		write(r, (posted % 4) * 64 * KB, 64 * KB, posted);
-	while (ph < 3 && pair_step(r->p)) {
+	while (i < 3 && pair_step(r->p)) {
 		while (done < r->a->nlog && done < MDL_LOG) {
 			MRE_EXPECT_EQ(test, r->a->log[done].status, MRE_ST_OK);
 			done++;
 			write(r, (posted % 4) * 64 * KB, 64 * KB, posted);
 			posted++;
 		}
-		if (r->p->now < at[ph])
+		if (r->p->now < at[i])
 			continue;
-		kibps[ph] = (u32)((u64)(done - mark) * 64 * 1000000000 /
-				  (r->p->now - from));
-		drop_pm[ph] = (u32)((q->drops - drops) * 1000 /
-				    (r->p->sent[0] - sent + 1));
-		MRE_LOG(test, "phase %u: mroce %u KiB/s, TCP %llu KiB/s, %u/1000 of mroce's packets dropped",
-			ph, kibps[ph], (unsigned long long)((q->bg_bytes - bg) *
-			1000000000 / 1024 / (r->p->now - from)), drop_pm[ph]);
-		if (ph == 1)	/* beside TCP: TCP's share instead of drops */
-			drop_pm[ph] = (u32)((q->bg_bytes - bg) * 1000000000 /
-					    1024 / (r->p->now - from));
+		ph[i].kibps = (u32)((u64)(done - mark) * 64 * 1000000000 /
+				    (r->p->now - from));
+		ph[i].tcp_kibps = (u32)((q->bg_bytes - bg) * 1000000000 /
+					1024 / (r->p->now - from));
+		ph[i].drop_pm = (u32)((q->drops - drops) * 1000 /
+				      (r->p->sent[0] - sent + 1));
+		MRE_LOG(test, "phase %u: mroce %u KiB/s, TCP %u KiB/s, %u/1000 of mroce's packets dropped",
+			i, ph[i].kibps, ph[i].tcp_kibps, ph[i].drop_pm);
 		mark = done;
 		from = r->p->now;
 		bg = q->bg_bytes;
 		drops = q->drops;
 		sent = r->p->sent[0];
-		ph++;
+		i++;
 	}
-	MRE_EXPECT_EQ(test, ph, 3);
+	MRE_EXPECT_EQ(test, i, 3);
 }
 
 /*
@@ -544,7 +549,7 @@ MRE_TEST(conn_beside_tcp)
 		.on_at = 2000000000ULL, .off_at = 10000000000ULL,
 	};
 	u32 cap = 1000000000 / 200 / 1024;	/* KiB/s */
-	u32 kibps[3] = { 0 }, drop_pm[3] = { 0 };
+	struct tcpq_phase ph[3] = { 0 };
 	struct mre_config cfg;
 	struct rig r;
 
@@ -553,13 +558,13 @@ MRE_TEST(conn_beside_tcp)
 	rig_init(test, &r, &cfg, 300000);
 	r.p->hook = hook_tcpq;
 	r.p->hook_ctx = &q;
-	tcpq_run(test, &r, &q, 13000000000ULL, kibps, drop_pm);
-	MRE_EXPECT_GE(test, kibps[0], cap * 85 / 100);
-	MRE_EXPECT_LE(test, drop_pm[0], 1);
-	MRE_EXPECT_GE(test, kibps[1], cap * 40 / 100);
-	MRE_EXPECT_GE(test, drop_pm[1], cap * 40 / 100);	/* TCP's */
-	MRE_EXPECT_GE(test, kibps[2], cap * 85 / 100);
-	MRE_EXPECT_LE(test, drop_pm[2], 1);
+	tcpq_run(test, &r, &q, 13000000000ULL, ph);
+	MRE_EXPECT_GE(test, ph[0].kibps, cap * 85 / 100);
+	MRE_EXPECT_LE(test, ph[0].drop_pm, 1);
+	MRE_EXPECT_GE(test, ph[1].kibps, cap * 40 / 100);
+	MRE_EXPECT_GE(test, ph[1].tcp_kibps, cap * 40 / 100);
+	MRE_EXPECT_GE(test, ph[2].kibps, cap * 85 / 100);
+	MRE_EXPECT_LE(test, ph[2].drop_pm, 1);
 	/*
 	 * A backlogged connection alone in a deep buffer fills it (losses
 	 * cut it, 0.7): the queue is its own but does not drain. The first
