@@ -18,8 +18,9 @@
  * flows sharing it cut together before it overflows. But a queue that
  * stays above twice that mark through MRE_Q_HELD of the connection's marked
  * windows is not its own to drain (a loss-based flow such as TCP fills the
- * buffer whatever it does): the marks stop and losses alone cut, by 0.3 as
- * CUBIC's, until an RTT sample shows the queue short again.
+ * buffer whatever it does; never judged where a real CE mark came back):
+ * the marks stop and losses alone cut, by 0.3 as CUBIC's, until an RTT
+ * sample shows the queue short again.
  * loss_beta_shift makes every loss cut the path's window by 2^-n. A
  * timeout collapses the path's window to min_cwnd. A loss by send time
  * (loss.c) on a fabric that marks cuts its path but not the connection: it
