@@ -45,6 +45,8 @@ read_lat|ib_read_lat -s 2|2000|lat
 send_lat|ib_send_lat -s 2|2000|lat
 atomic_lat|ib_atomic_lat|2000|lat
 write_bw_4k|ib_write_bw -s 4096|4000|bw
+read_bw_4k|ib_read_bw -s 4096|4000|bw
+atomic_bw|ib_atomic_bw|2000|bw
 send_bw_4k|ib_send_bw -s 4096|4000|bw
 write_bw_64k|ib_write_bw -s 65536|2000|bw
 write_lat_lo|ib_write_lat -s 2|2000|lat

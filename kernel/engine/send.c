@@ -259,16 +259,22 @@ static u32 data_hdr(struct mre_conn *c, u32 tsn, struct mre_path *p, u64 now,
 	 * connection spread over many paths (an incast: a packet per path in
 	 * the first RTT) would learn its rate hint, and its RTTs, that much
 	 * later. Until then the path runs on a guessed RTO. A request's
-	 * last packet does not ask (mre_op_answered()), nor a response's:
-	 * the requester completes on it, the responder completes nothing on
-	 * its ACK, and an ACK asked for there is a packet and its handling
-	 * inside the requester's round trip (veth, loopback: the whole READ
-	 * runs in the poster's system call). The tail's timers allow for the
-	 * delay (mre_path_sent()); the counts below still ask twice a window.
+	 * last packet does not ask (mre_op_answered()), nor a one-packet
+	 * response: the requester completes on it, the responder completes
+	 * nothing on its ACK, and an ACK asked for there is a packet and its
+	 * handling inside the requester's round trip (veth, loopback: the
+	 * whole READ runs in the poster's system call); its loss is found by
+	 * its request's tail probe (an answer tail). A longer response's last
+	 * packet asks: its ACK would otherwise wait for the receiver's delay
+	 * timer, one expiry per response in a stream of READs spread over the
+	 * paths (each path seeing a response now and then, never ack_freq
+	 * packets), and its tail probe for that delay too. The lazy tails'
+	 * timers allow for the delay (mre_path_sent()); the counts below
+	 * still ask twice a window.
 	 */
 	pkt->flags = (t->xmits ? MRE_F_RETX : 0) |
 		     ((t->dflags & MRE_DF_LAST && !mre_op_answered(t->op) &&
-		       !resp) ||
+		       (!resp || !(t->dflags & MRE_DF_FIRST))) ||
 		      !p->srtt ? MRE_F_ACK_REQ : 0);
 	pkt->path = p->id;
 	pkt->dst_cid = c->remote_cid;
@@ -431,9 +437,10 @@ static struct mre_path *pick_path(struct mre_conn *c, int avoid)
 }
 
 /*
- * A packet of a small message (one packet, or a WQE of at most
- * small_bytes) goes where the previous small message's went while that
- * path is GOOD and has room, instead of to @p, the next in spray order.
+ * A packet of a small message (one packet, or a WQE or a READ response of
+ * at most small_bytes: @mlen) goes where the previous small message's went
+ * while that path is GOOD and has room, instead of to @p, the next in
+ * spray order.
  * Sprayed, the two or three packets of a 4 KiB message take as many paths,
  * and each path is acknowledged apart: an ACK per packet, and a delayed-ACK
  * deadline per path. On one path the message's last packet asks for the
@@ -445,14 +452,13 @@ static struct mre_path *pick_path(struct mre_conn *c, int avoid)
  * the next path.
  */
 static struct mre_path *small_path(struct mre_conn *c, const struct mre_txd *t,
-				   const struct mre_wqe *cur,
-				   struct mre_path *p)
+				   u32 mlen, struct mre_path *p)
 {
 	u32 lim = mre_cfg(c)->small_bytes;
 	struct mre_path *q;
 
 	if (!lim || (!(t->dflags & MRE_DF_FIRST && t->dflags & MRE_DF_LAST) &&
-		     (!cur || cur->len > lim)))
+		     mlen > lim))
 		return p;
 	q = c->small < c->npaths ? &c->paths[c->small] : NULL;
 	if (q && q != p && q->health == MRE_PATH_GOOD && mre_path_can_send(q))
@@ -461,9 +467,12 @@ static struct mre_path *small_path(struct mre_conn *c, const struct mre_txd *t,
 	return p;
 }
 
-/* the next new packet: the active streams take turns, one packet each */
+/*
+ * The next new packet: the active streams take turns, one packet each.
+ * @cur: its WQE, if it has one; @mlen: its message's length.
+ */
 static bool next_new(struct mre_conn *c, struct mre_txd *t,
-		     const struct mre_wqe **cur)
+		     const struct mre_wqe **cur, u32 *mlen)
 {
 	*cur = NULL;
 	while (!mre_list_empty(&c->active)) {
@@ -474,8 +483,12 @@ static bool next_new(struct mre_conn *c, struct mre_txd *t,
 		if (!mre_stream_next(s, t))
 			continue;
 		mre_list_add_tail(&s->node, &c->active);	/* take turns */
-		if (t->op != MRE_OP_READ_RESP && t->op != MRE_OP_ATOMIC_RESP)
+		if (mre_op_response(t->op)) {
+			*mlen = s->rs[t->seq % MRE_RD_SLOTS].len;
+		} else {
 			*cur = &s->cur;
+			*mlen = s->cur.len;
+		}
 		return true;
 	}
 	return false;
@@ -495,7 +508,7 @@ bool mre_send_transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 		const struct mre_wqe *cur;
 		struct mre_path *p;
 		struct mre_txd t;
-		u32 tsn;
+		u32 tsn, mlen;
 
 		if (c->rtxq_head == c->rtxq_tail && !has_new(c))
 			return false;
@@ -525,9 +538,9 @@ bool mre_send_transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 		p = pick_path(c, -1);
 		if (!p)
 			return false;
-		if (!next_new(c, &t, &cur))
+		if (!next_new(c, &t, &cur, &mlen))
 			return false;
-		p = small_path(c, &t, cur, p);
+		p = small_path(c, &t, mlen, p);
 		tsn = c->tsn_next++;
 		t.state = MRE_TXD_OUT;
 		t.xmits = 0;

@@ -104,7 +104,8 @@ void pair_qps(struct pair *p, struct mdl_qp *a, struct mdl_qp *b, u32 qpn,
 	mdl_qp_init(&p->n[1], b, qpn + 1000, 0, qpn, mtu);
 }
 
-bool pair_step(struct pair *p)
+/* the next event, if it is due by @until; else the clock goes to @until */
+static bool step(struct pair *p, u64 until)
 {
 	u64 t = 0;
 	u32 i, best = 0;
@@ -122,6 +123,11 @@ bool pair_step(struct pair *p)
 			pkt = true;
 		}
 	}
+	if ((!pkt || p->q[best].at > until) && (!t || t > until)) {
+		if (until != ~0ULL && until > p->now)
+			p->now = until;
+		return false;
+	}
 	if (pkt && (!t || p->q[best].at <= t)) {
 		struct pair_pkt *pk = &p->q[best];
 
@@ -138,6 +144,17 @@ bool pair_step(struct pair *p)
 	if (t > p->now)
 		p->now = t;
 	return true;
+}
+
+bool pair_step(struct pair *p)
+{
+	return step(p, ~0ULL);
+}
+
+void pair_run_until(struct pair *p, u64 until)
+{
+	while (step(p, until))
+		;
 }
 
 void pair_run(struct pair *p, u64 limit)

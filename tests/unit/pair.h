@@ -67,6 +67,8 @@ void pair_restart(struct pair *p, u32 i, const struct mre_config *cfg,
 		  u64 seed);
 /* advance to the next event; false when nothing is pending */
 bool pair_step(struct pair *p);
+/* every event due by @until (absolute), then the clock at @until */
+void pair_run_until(struct pair *p, u64 until);
 /* step until idle or until @limit ns of fake time have passed */
 void pair_run(struct pair *p, u64 limit);
 /* a connected QP on each side: qp[0] on node 0 talks to qp[1] on node 1 */

@@ -1444,6 +1444,52 @@ MRE_TEST(conn_read_answer_lost)
 }
 
 /*
+ * A stream of 4 KiB READs at the kernel's ACK settings, posted every
+ * 150 us as a host-bound benchmark posts them (ib_read_bw in the guest):
+ * each response keeps to one path, so a path sees a response now and then
+ * and never ack_freq packets. The last packet of a response of several
+ * asks for its ACK: none waits for the delay timer (before, about one
+ * timer expiry and ACK per READ: the guest's meter, 0.89 timer interrupts
+ * an operation), and the ACKs stay about one a READ.
+ */
+MRE_TEST(conn_read_stream_acks_asked)
+{
+	struct mre_counters *k;
+	struct mre_config cfg;
+	struct mre_wqe w;
+	struct rig r;
+	u32 i, n0, posted, n = 200;
+	u64 t0, ack0, tmr0;
+	u8 *lbuf;
+
+	lbuf = answer_rig(test, &r, &w, &cfg);
+	k = &r.p->n[0].ep.ctr;
+	w.len = 4 * KB;
+	n0 = r.a->nlog;
+	ack0 = k->tx_ack;
+	tmr0 = k->ack_timer;
+	t0 = r.p->now;
+	for (posted = 0; posted < n; posted++) {
+		mdl_post_send(r.a, &w, lbuf, 100 + posted);
+		pair_run_until(r.p, t0 + (u64)(posted + 1) * 150000);
+	}
+	for (i = 0; i < 100000 && r.a->nlog < n0 + n; i++)
+		pair_step(r.p);
+	MRE_ASSERT(test, r.a->nlog == n0 + n);
+	for (i = n0; i < r.a->nlog; i++)
+		MRE_EXPECT_EQ(test, r.a->log[i].status, MRE_ST_OK);
+	MRE_EXPECT(test, same(lbuf, r.dst, 4 * KB));
+	pair_run(r.p, 1000000000ULL);
+	MRE_LOG(test, "%u READs: %llu ACKs, %llu by the delay timer", n,
+		      (unsigned long long)(k->tx_ack - ack0),
+		      (unsigned long long)(k->ack_timer - tmr0));
+	MRE_EXPECT_LE(test, k->ack_timer - tmr0, n / 20);
+	MRE_EXPECT_LE(test, k->tx_ack - ack0, n * 3 / 2);
+	MRE_EXPECT_EQ(test, r.p->c[1].inflight, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.tx_tlp, 0);
+}
+
+/*
  * Small READs and FETCH_ADDs one at a time, as a latency test posts them,
  * at the kernel's ACK settings with 5 % loss both ways (ACKs and probes
  * too): every one completes, each add exactly once, whatever is lost of
@@ -2778,6 +2824,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_read_done_then_revoked),
 	  MRE_CASE(conn_read_answered_by_response),
 	  MRE_CASE(conn_read_answer_lost),
+	  MRE_CASE(conn_read_stream_acks_asked),
 	  MRE_CASE(conn_small_ops_lossy),
 	  MRE_CASE(conn_answer_lost_write_behind),
 	  MRE_CASE(conn_answer_lost_ce_request),
