@@ -14,7 +14,8 @@
 #                       a knob is two boots: instruction counts do not move
 #                       between boots as wall time does)
 #     cases="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"
-#                       (also write_lat_lo, write_bw_64k_lo: one device)
+#                       (also read_bw_4k, atomic_bw; write_lat_lo,
+#                       write_bw_64k_lo: one device)
 #     trace=K   a timeline instead (scripts/bench-timeline.sh, no plugin):
 #               the kernel's trace of work requests n/2 to n/2 + K, with
 #               the shim turning it on and off and marking each request
