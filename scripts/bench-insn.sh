@@ -15,7 +15,7 @@
 #     reps=2  drivers=rxe,mroce  scale=1  params="K=V ..." (mroce's module
 #     parameters in this boot)
 #     cases="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"
-#       (also read_bw_4k atomic_bw write_lat_lo write_bw_64k_lo)
+#       (also read_bw_4k atomic_bw write_lat_64k write_lat_lo write_bw_64k_lo)
 #   env: OUT=bench/results/guest   METER.md and meter.tsv go there
 #
 # Needs `make module provider tools meter` and the rig image (scripts/vm/).

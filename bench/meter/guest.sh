@@ -14,7 +14,7 @@
 #                       a knob is two boots: instruction counts do not move
 #                       between boots as wall time does)
 #     cases="write_lat read_lat send_lat atomic_lat write_bw_4k send_bw_4k write_bw_64k"
-#                       (also read_bw_4k, atomic_bw; write_lat_lo,
+#                       (also read_bw_4k, atomic_bw, write_lat_64k; write_lat_lo,
 #                       write_bw_64k_lo: one device)
 #     trace=K   a timeline instead (scripts/bench-timeline.sh, no plugin):
 #               the kernel's trace of work requests n/2 to n/2 + K, with
@@ -50,6 +50,7 @@ read_bw_4k|ib_read_bw -s 4096|4000|bw
 atomic_bw|ib_atomic_bw|2000|bw
 send_bw_4k|ib_send_bw -s 4096|4000|bw
 write_bw_64k|ib_write_bw -s 65536|2000|bw
+write_lat_64k|ib_write_lat -s 65536|400|lat
 write_lat_lo|ib_write_lat -s 2|2000|lat
 write_bw_64k_lo|ib_write_bw -s 65536|2000|bw
 "
@@ -86,7 +87,8 @@ TR=/sys/kernel/tracing
 EVENTS="sched/sched_switch sched/sched_wakeup irq/softirq_entry irq/softirq_exit
 irq_vectors/local_timer_entry timer/hrtimer_start timer/hrtimer_expire_entry
 timer/hrtimer_cancel timer/timer_start timer/timer_expire_entry net/net_dev_xmit
-net/netif_receive_skb workqueue/workqueue_execute_start power/cpu_idle"
+net/netif_receive_skb workqueue/workqueue_execute_start power/cpu_idle
+mroce/mroce_loss mroce/mroce_repath"
 PROBES="mroce:mroce_post_send mroce:mroce_req_kick mroce:mroce_rx mroce:mre_msg_rx
 mroce:peer_timer mroce:set_timer mroce:tlp_arm mroce:mre_send_ack mroce:mre_send_probe
 mroce:mre_stream_complete mroce:mroce_resp_read mroce:mroce_resp_atomic

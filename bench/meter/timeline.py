@@ -81,6 +81,13 @@ def label(e):
         fn = re.search(r'function (\S+)', rest)
         k = 'worker item %s' % (fn.group(1) if fn else '?')
         return k, k
+    if name == 'mroce_loss':
+        how = re.search(r'how (\S+)', rest)
+        k = 'loss %s' % (how.group(1) if how else '?')
+        d = re.search(r'(\S+) peer .* (path \d+ psn \d+ tsn \d+)', rest)
+        return k, '%s %s %s' % (k, d.group(1), d.group(2)) if d else k
+    if name == 'mroce_repath':
+        return 'repath', 'repath'
     if name == 'cpu_idle':
         if field(rest, 'state') == IDLE_EXIT:
             return None, None
