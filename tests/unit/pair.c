@@ -139,8 +139,7 @@ static bool step(struct pair *p, u64 until)
 		*pk = p->q[--p->qn];
 		return true;
 	}
-	if (!t)
-		return false;
+	/* a deadline (t != 0 here: something was due by @until) */
 	if (t > p->now)
 		p->now = t;
 	return true;

@@ -1481,8 +1481,8 @@ MRE_TEST(conn_read_stream_acks_asked)
 	MRE_EXPECT(test, same(lbuf, r.dst, 4 * KB));
 	pair_run(r.p, 1000000000ULL);
 	MRE_LOG(test, "%u READs: %llu ACKs, %llu by the delay timer", n,
-		      (unsigned long long)(k->tx_ack - ack0),
-		      (unsigned long long)(k->ack_timer - tmr0));
+		(unsigned long long)(k->tx_ack - ack0),
+		(unsigned long long)(k->ack_timer - tmr0));
 	MRE_EXPECT_LE(test, k->ack_timer - tmr0, n / 20);
 	MRE_EXPECT_LE(test, k->tx_ack - ack0, n * 3 / 2);
 	MRE_EXPECT_EQ(test, r.p->c[1].inflight, 0);
