@@ -225,8 +225,10 @@ int mroce_newlink(const char *ibdev_name, struct net_device *ndev)
 	if (err)
 		goto err_dealloc;
 	mroce_rx_init(mdev);
-	mroce_loop_init(mdev);
 	mdev->peers_ready = true;
+	err = mroce_loop_init(mdev);
+	if (err)
+		goto err_dealloc;
 	err = mroce_net_attach(mdev);
 	if (err)
 		goto err_dealloc;

@@ -3,6 +3,7 @@
  * A device's packets to itself (see loop.h).
  */
 #include <linux/netdevice.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 
@@ -12,42 +13,67 @@
 
 static int loop_poll(struct napi_struct *napi, int budget)
 {
-	struct mroce_loop *l = container_of(napi, struct mroce_loop, napi);
+	struct mroce_loop_cpu *lc = container_of(napi, struct mroce_loop_cpu,
+						 napi);
+	struct mroce_loop *l = container_of(napi->dev, struct mroce_loop, ndev);
 	struct mroce_dev *mdev = container_of(l, struct mroce_dev, loop);
+	struct mroce_peer *arm = NULL;
 	struct sk_buff *skb;
 	int done = 0;
 
+	/* what the packets send to ourselves joins the queue and runs here */
+	lc->polling = true;
 	rcu_read_lock();
-	while (done < budget && (skb = skb_dequeue(&l->q))) {
+	while (done < budget && (skb = __skb_dequeue(&lc->q))) {
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
-		mroce_rx(mdev, skb);
+		mroce_rx_defer(mdev, skb, &arm);
 		done++;
 	}
+	/* the burst's timers: where its packets, ACKs and answers left them */
+	mroce_rx_arm(arm);
 	rcu_read_unlock();
-	/* one queued meanwhile found the context scheduled: it runs again */
+	lc->polling = false;
 	if (done < budget)
 		napi_complete_done(napi, done);
 	return done;
 }
 
-void mroce_loop_init(struct mroce_dev *mdev)
+int mroce_loop_init(struct mroce_dev *mdev)
 {
 	struct mroce_loop *l = &mdev->loop;
+	int cpu;
 
-	skb_queue_head_init(&l->q);
+	l->cpu = alloc_percpu(struct mroce_loop_cpu);
+	if (!l->cpu)
+		return -ENOMEM;
 	init_dummy_netdev(&l->ndev);
-	netif_napi_add(&l->ndev, &l->napi, loop_poll);
-	napi_enable(&l->napi);
+	for_each_possible_cpu(cpu) {
+		struct mroce_loop_cpu *lc = per_cpu_ptr(l->cpu, cpu);
+
+		__skb_queue_head_init(&lc->q);
+		netif_napi_add(&l->ndev, &lc->napi, loop_poll);
+		napi_enable(&lc->napi);
+	}
 	WRITE_ONCE(l->live, true);
+	return 0;
 }
 
 void mroce_loop_exit(struct mroce_dev *mdev)
 {
 	struct mroce_loop *l = &mdev->loop;
+	int cpu;
 
+	if (!l->cpu)
+		return;
 	WRITE_ONCE(l->live, false);
 	synchronize_rcu();		/* senders that saw it live have queued */
-	napi_disable(&l->napi);
-	netif_napi_del(&l->napi);
-	skb_queue_purge(&l->q);
+	for_each_possible_cpu(cpu) {
+		struct mroce_loop_cpu *lc = per_cpu_ptr(l->cpu, cpu);
+
+		napi_disable(&lc->napi);
+		netif_napi_del(&lc->napi);
+		__skb_queue_purge(&lc->q);
+	}
+	free_percpu(l->cpu);
+	l->cpu = NULL;
 }

@@ -3,8 +3,8 @@
  * A device's packets to itself (two QPs of one device, a UD datagram to
  * its own address): straight from the batch flush to its receive path,
  * as rxe's loopback does, instead of down UDP and IP, through the
- * loopback netdev and up again. net.c decides (the route is local and the
- * destination address is one of the device's planes', module parameter
+ * loopback netdev and up again. net.c decides (the destination address
+ * is one of the device's planes', whatever the route; module parameter
  * loop_direct), frames the packet as received (IP and UDP headers,
  * data at the MetaRoCE header), queues it here and schedules the NAPI
  * context; this file hands it to mroce_rx() from that context, in softirq
@@ -20,17 +20,29 @@
 
 struct mroce_dev;
 
-/* packets waiting at most (the stack's per-CPU backlog is 1000) */
+/* packets waiting at most, per CPU (the stack's per-CPU backlog is 1000) */
 #define MROCE_LOOP_QLEN	2048
 
-struct mroce_loop {
+/*
+ * One CPU's queue and NAPI context. A packet is handled on the CPU that
+ * sent it, as a veth pair's are (the stack's per-CPU backlog): a doorbell's
+ * packet, the ACK it draws and the answer to it run in the doorbell's own
+ * flush, before it sets its timer, even while another CPU is in its poll.
+ * Only this CPU touches it (BHs off or in its softirq).
+ */
+struct mroce_loop_cpu {
 	struct sk_buff_head q;		/* framed packets to ourselves */
 	struct napi_struct napi;
-	struct net_device ndev;		/* dummy: the NAPI context's owner */
+	bool polling;			/* in loop_poll(): it takes what comes */
+};
+
+struct mroce_loop {
+	struct mroce_loop_cpu __percpu *cpu;
+	struct net_device ndev;		/* dummy: the NAPI contexts' owner */
 	bool live;			/* takes packets (RCU readers) */
 };
 
-void mroce_loop_init(struct mroce_dev *mdev);
+int mroce_loop_init(struct mroce_dev *mdev);
 /* no more packets taken, those queued dropped (process context) */
 void mroce_loop_exit(struct mroce_dev *mdev);
 

@@ -137,35 +137,75 @@ static int route6(struct mroce_dev *mdev, struct sk_buff *skb,
 	return 0;
 }
 
-/*
- * Is the packet for this device itself: routed as local, to an address of
- * one of its planes? (Another device of the namespace, or a socket of the
- * host's own, goes by the stack: only our own receive path is skipped.)
- * Under the caller's BH-off section, which is an RCU read side.
- */
-static bool to_self(struct mroce_dev *mdev, struct sk_buff *skb,
-		    const struct mroce_skb_cb *cb)
+/* is @a6 / @a4 (by @v6) one of @ndev's own addresses? (RCU) */
+static bool ndev_owns(struct net_device *ndev, bool v6,
+		      const struct in6_addr *a6, __be32 a4)
 {
-	struct dst_entry *dst = skb_dst(skb);
-	struct net_device *ndev;
+	const struct in_ifaddr *ifa;
+	struct in_device *in_dev;
 
-	if (!mroce_param_loop_direct())
-		return false;
-	if (cb->v6) {
+	if (v6) {
 #if IS_ENABLED(CONFIG_IPV6)
-		if (!(container_of(dst, struct rt6_info, dst)->rt6i_flags &
-		      RTF_LOCAL))
-			return false;
-		ndev = ipv6_dev_find(mdev->net, &cb->daddr.v6, NULL);
+		/* strict: a global address counts only on @ndev itself */
+		return ipv6_chk_addr(dev_net(ndev), a6, ndev, 1);
 #else
 		return false;
 #endif
-	} else {
-		if (container_of(dst, struct rtable, dst)->rt_type != RTN_LOCAL)
-			return false;
-		ndev = __ip_dev_find(mdev->net, cb->daddr.v4, false);
 	}
-	return ndev && mroce_plane_of(mdev, ndev) >= 0;
+	in_dev = __in_dev_get_rcu(ndev);
+	if (!in_dev)
+		return false;
+	in_dev_for_each_ifa_rcu(ifa, in_dev)
+		if (ifa->ifa_local == a4)
+			return true;
+	return false;
+}
+
+/* an address of one of @mdev's planes? A walk of their few addresses (RCU) */
+static bool self_addr(struct mroce_dev *mdev, bool v6,
+		      const struct in6_addr *a6, __be32 a4)
+{
+	u32 n = mroce_planes(mdev), k;
+
+	for (k = 0; k < n; k++) {
+		struct net_device *ndev = mroce_plane_ndev(mdev, k);
+
+		if (ndev && ndev_owns(ndev, v6, a6, a4))
+			return true;
+	}
+	return false;
+}
+
+bool mroce_net_is_self(struct mroce_dev *mdev,
+		       const struct sockaddr_storage *sa)
+{
+	bool self = false;
+
+	rcu_read_lock();
+	if (sa->ss_family == AF_INET6)
+		self = self_addr(mdev, true,
+				 &((const struct sockaddr_in6 *)sa)->sin6_addr, 0);
+	else if (sa->ss_family == AF_INET)
+		self = self_addr(mdev, false, NULL,
+				 ((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+	rcu_read_unlock();
+	return self;
+}
+
+/*
+ * Is the packet for this device itself: to an address of one of its
+ * planes? Decided by the address alone, as a NIC decides by its own MAC
+ * (rdma_rxe too): a policy rule may route a node's own address out of a
+ * wire (the test rig's does), and a packet sent there would come back to
+ * us anyway. Another device of the namespace, or a socket of the host's
+ * own, goes by the stack: only our own receive path is skipped. No lookup
+ * in the FIB. Under the caller's BH-off section, which is an RCU read
+ * side.
+ */
+static bool to_self(struct mroce_dev *mdev, const struct mroce_skb_cb *cb)
+{
+	return mroce_param_loop_direct() &&
+	       self_addr(mdev, cb->v6, &cb->daddr.v6, cb->daddr.v4);
 }
 
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
@@ -183,16 +223,20 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	if (cb->v6) {
 		cb->saddr.v6 = ((struct sockaddr_in6 *)saddr)->sin6_addr;
 		cb->daddr.v6 = ((struct sockaddr_in6 *)daddr)->sin6_addr;
-		err = route6(mdev, skb, cb, dc, oif);
 	} else {
 		cb->saddr.v4 = ((struct sockaddr_in *)saddr)->sin_addr.s_addr;
 		cb->daddr.v4 = ((struct sockaddr_in *)daddr)->sin_addr.s_addr;
-		err = route4(mdev, skb, cb, dc, oif);
 	}
-	if (!err && !mdev->tx_sk[cb->v6])
+	/* to ourselves: no route wanted (loop_xmit() frames it itself) */
+	cb->loop = to_self(mdev, cb);
+	if (!mdev->tx_sk[cb->v6])
 		err = -EAFNOSUPPORT;
-	if (!err)
-		cb->loop = to_self(mdev, skb, cb);
+	else if (cb->loop)
+		err = 0;
+	else if (cb->v6)
+		err = route6(mdev, skb, cb, dc, oif);
+	else
+		err = route4(mdev, skb, cb, dc, oif);
 	if (err) {
 		mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_NO_ROUTE);
 		kfree_skb(skb);
@@ -271,24 +315,33 @@ int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb)
 	return 0;
 }
 
-/* into the loop's queue (loop.h), and its NAPI context scheduled */
+/* into this CPU's loop queue (loop.h), its NAPI context scheduled */
 static int loop_queue(struct mroce_loop *l, struct sk_buff *skb)
 {
+	struct mroce_loop_cpu *lc;
 	int err = 0;
 
-	rcu_read_lock();	/* against mroce_loop_exit() */
+	/* BHs off: this CPU's queue is ours; RCU against mroce_loop_exit() */
+	local_bh_disable();
+	rcu_read_lock();
+	lc = this_cpu_ptr(l->cpu);
 	if (unlikely(!READ_ONCE(l->live) ||
-		     skb_queue_len_lockless(&l->q) >= MROCE_LOOP_QLEN)) {
+		     skb_queue_len(&lc->q) >= MROCE_LOOP_QLEN)) {
 		kfree_skb(skb);
 		err = -ENOBUFS;
 	} else {
-		skb_queue_tail(&l->q, skb);
-		/* BHs off: the softirq runs when they are enabled again */
-		local_bh_disable();
-		napi_schedule(&l->napi);
-		local_bh_enable();
+		__skb_queue_tail(&lc->q, skb);
+		/*
+		 * From inside this CPU's poll (a packet's ACK or answer), which
+		 * dequeues it next: scheduling the context again would cost an
+		 * empty poll, and ten of those in a row hand the CPU's
+		 * softirqs to ksoftirqd.
+		 */
+		if (!lc->polling)
+			napi_schedule(&lc->napi);
 	}
 	rcu_read_unlock();
+	local_bh_enable();	/* the softirq runs here, unless we are in one */
 	return err;
 }
 

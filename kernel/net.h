@@ -64,6 +64,9 @@ bool mroce_net_ndev_addr(struct net_device *ndev, int family,
 void mroce_addr_of_sa(const struct sockaddr_storage *sa, struct mre_addr *a);
 void mroce_sa_of_addr(const struct mre_addr *a, struct sockaddr_storage *sa);
 int mroce_af_of(u8 family);
+/* is @sa an address of one of @mdev's planes (a peer that is ourselves)? */
+bool mroce_net_is_self(struct mroce_dev *mdev,
+		       const struct sockaddr_storage *sa);
 bool mroce_addr_eq(const struct sockaddr_storage *a,
 		   const struct sockaddr_storage *b);
 /* an IPv4 or IPv6 multicast address */

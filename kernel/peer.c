@@ -61,6 +61,7 @@ void mroce_peer_planes(struct mroce_peer *peer)
 
 	lockdep_assert_held(&peer->lock);
 	mre_conn_set_planes(&peer->conn, now, min_t(u32, n, peer->conn.npaths));
+	mre_conn_set_local(&peer->conn, mroce_net_is_self(mdev, &peer->daddr));
 	rcu_read_lock();
 	peer_routes(peer);
 	for (k = 0; k < MROCE_MAX_PLANES; k++) {

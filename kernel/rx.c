@@ -20,8 +20,14 @@ static struct mroce_rx_ctx *ctx_of(const struct mre_rx *rx)
 	return rx->ctx;
 }
 
-/* hand @skb (linear, UDP header pulled) to the engine; consumes it */
-static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
+/*
+ * Hand @skb (linear, UDP header pulled) to the engine; consumes it. @arm
+ * NULL: the peer's timer is set as it is unlocked. Else setting it is left
+ * to the caller, which holds a reference to that peer in *@arm; a packet
+ * of another peer sets the timer of the one held before.
+ */
+static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc,
+		   struct mroce_peer **arm)
 {
 	struct mroce_rx_ctx ctx = {
 		.mdev = mdev, .skb = skb, .now = mroce_clock_ns(),
@@ -34,29 +40,56 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
 		.bcast = skb->pkt_type == PACKET_BROADCAST,
 		.ctx = &ctx,
 	};
+	struct mroce_peer *peer, *prev = NULL;
 	struct mre_conn *c;
 
 	mroce_net_addrs(skb, &rx.src, &rx.dst);
 	mroce_batch_init(&ctx.b);
 	c = mre_ep_rx(&mdev->ep, ctx.now, &rx);
 	if (c) {
-		mroce_peer_unlock(mroce_peer_of(c));	/* runs it */
-		mroce_peer_release(mroce_peer_of(c));
+		peer = mroce_peer_of(c);
+		if (!arm) {
+			mroce_peer_unlock(peer);	/* runs it */
+			mroce_peer_release(peer);
+		} else {
+			mroce_peer_unlock_defer(peer);
+			if (*arm == peer) {
+				mroce_peer_release(peer);
+			} else {
+				prev = *arm;
+				*arm = peer;
+			}
+		}
 	}
 	mroce_batch_flush(&ctx.b);
 	if (!ctx.kept)
 		consume_skb(skb);	/* each drop is counted by its reason */
+	mroce_rx_arm(prev);
 }
 
 int mroce_rx(struct mroce_dev *mdev, struct sk_buff *skb)
+{
+	return mroce_rx_defer(mdev, skb, NULL);
+}
+
+int mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
+		   struct mroce_peer **arm)
 {
 	if (skb_linearize(skb)) {
 		mroce_counter_inc(mdev, MROCE_CNT_RX_DROP_NOMEM);
 		kfree_skb(skb);
 		return 0;
 	}
-	rx_one(mdev, skb, false);
+	rx_one(mdev, skb, false, arm);
 	return 0;
+}
+
+void mroce_rx_arm(struct mroce_peer *arm)
+{
+	if (arm) {
+		mroce_peer_arm(arm);
+		mroce_peer_release(arm);
+	}
 }
 
 /* --- CONNECTs from new nodes ------------------------------------------------- */
@@ -109,7 +142,7 @@ static void connect_work(struct work_struct *work)
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&mdev->connect_q)))
-		rx_one(mdev, skb, true);
+		rx_one(mdev, skb, true, NULL);
 }
 
 void mroce_rx_init(struct mroce_dev *mdev)

@@ -84,7 +84,7 @@ t_ok "kallsyms has addresses" bash -c "grep -q '^ffff[0-9a-f]*[1-9a-f][0-9a-f]* 
 # the timeline's trace: scheduling, interrupts, timers, packets, and the
 # drivers' own steps as kprobes (a name the module lacks is left out)
 TR=/sys/kernel/tracing
-EVENTS="sched/sched_switch sched/sched_wakeup irq/softirq_entry irq/softirq_exit
+EVENTS="sched/sched_switch sched/sched_wakeup irq/softirq_raise irq/softirq_entry irq/softirq_exit
 irq_vectors/local_timer_entry timer/hrtimer_start timer/hrtimer_expire_entry
 timer/hrtimer_cancel timer/timer_start timer/timer_expire_entry net/net_dev_xmit
 net/netif_receive_skb workqueue/workqueue_execute_start power/cpu_idle
@@ -92,6 +92,7 @@ mroce/mroce_loss mroce/mroce_repath"
 PROBES="mroce:mroce_post_send mroce:mroce_req_kick mroce:mroce_rx mroce:mre_msg_rx
 mroce:peer_timer mroce:set_timer mroce:tlp_arm mroce:mre_send_ack mroce:mre_send_probe
 mroce:mre_stream_complete mroce:mroce_resp_read mroce:mroce_resp_atomic
+mroce:loop_xmit mroce:loop_poll mroce:mroce_batch_flush
 rdma_rxe:rxe_post_send rdma_rxe:rxe_rcv rdma_rxe:rxe_requester rdma_rxe:rxe_responder
 rdma_rxe:rxe_completer"
 trace_init() {

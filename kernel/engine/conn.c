@@ -211,6 +211,11 @@ static void planes_changed(struct mre_conn *c)
 		c->ep->ops->conn_event(c, MRE_CONN_PLANES);
 }
 
+void mre_conn_set_local(struct mre_conn *c, bool local)
+{
+	c->local = local;
+}
+
 bool mre_conn_plane_proven(const struct mre_conn *c, u32 k)
 {
 	return c->peer_nplanes &&

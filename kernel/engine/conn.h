@@ -199,6 +199,7 @@ struct mre_conn {
 	u64 connect_early;	/* CONNECTING: a CONNECT went early then (0: none) */
 	u32 connect_tries;
 	bool peer_heard;	/* a packet came on this incarnation since it opened */
+	bool local;		/* the peer is this node: no tail probes (engine.h) */
 	u64 cookie;		/* CONNECTING: the peer's RETRY cookie (0: none) */
 	u64 challenge_at;	/* a CONNECT for a new incarnation was challenged */
 	bool challenged;	/* ... and no proof (a RESET for ours) came yet */

@@ -117,6 +117,16 @@ u64 mre_conn_run(struct mre_conn *c, u64 now);
  */
 void mre_conn_set_planes(struct mre_conn *c, u64 now, u32 nplanes);
 
+/*
+ * @local: the peer is this node itself (the embedder hands our packets to
+ * it straight back, as the kernel's loop does for a device talking to its
+ * own address). Nothing on that way loses a packet but a full queue, which
+ * the RTO recovers: no tail probes are armed. Their deadline, two RTTs of
+ * the loop, is otherwise a timer that fires for nothing after almost every
+ * small operation, its ACK having come an instant after the timer was set.
+ */
+void mre_conn_set_local(struct mre_conn *c, bool local);
+
 /* a plane went down or came back: fail its paths at once, or probe them */
 void mre_conn_plane(struct mre_conn *c, u64 now, u32 plane, bool up);
 

@@ -234,8 +234,13 @@ static void tlp_arm(struct mre_path *p, struct mre_conn *c, u64 now)
 	u64 pto = MRE_MAX(2 * p->srtt, p->srtt + 4 * p->rttvar);
 
 	p->tlp_at = 0;
-	/* all it has unsettled are answers: their requests watch them */
-	if (!c->ep->cfg.tlp || !p->srtt || p->health == MRE_PATH_FAILED ||
+	/*
+	 * None: probes off, a peer that is ourselves (mre_conn_set_local()),
+	 * no RTT yet, a failed path; or all it has unsettled are answers,
+	 * which their requests watch.
+	 */
+	if (!c->ep->cfg.tlp || c->local || !p->srtt ||
+	    p->health == MRE_PATH_FAILED ||
 	    (p->tail == MRE_TAIL_ANSWER && seq_lt(p->last_asked, p->psn_una)))
 		return;
 	p->tlp_at = mre_due(c, p, now + MRE_MAX(pto, c->ep->cfg.tlp_min_ns) +

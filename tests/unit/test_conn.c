@@ -698,8 +698,12 @@ MRE_TEST(conn_loss_across_paths_off)
 	loss_across_paths(test, false);
 }
 
-/* 64 packets: the last one on its path goes missing; @tlp: tail probes on */
-static void tail_loss(struct kunit *test, bool tlp)
+/*
+ * 64 packets: the last one on its path goes missing; @tlp: tail probes on;
+ * @local: the sender's peer is marked as itself (mre_conn_set_local()),
+ * which arms no probes whatever the configuration says
+ */
+static void tail_loss(struct kunit *test, bool tlp, bool local)
 {
 	struct drops d = { .idx = { 63 }, .n = 1, .path = -1 };
 	struct mre_config cfg;
@@ -709,6 +713,9 @@ static void tail_loss(struct kunit *test, bool tlp)
 	cfg.tlp = tlp;
 	rig_init(test, &r, &cfg, 5000);
 	set_drops(&r, &d);
+	mre_conn_set_local(&r.p->c[0], local);
+	if (local)
+		tlp = false;
 	write(&r, 0, 64 * KB, 1);
 	pair_run(r.p, 100000000);
 	MRE_EXPECT_EQ(test, r.a->nlog, 1);
@@ -737,12 +744,18 @@ static void tail_loss(struct kunit *test, bool tlp)
 
 MRE_TEST(conn_tail_loss_tlp)
 {
-	tail_loss(test, true);
+	tail_loss(test, true, false);
+}
+
+/* a connection to ourselves: no probe, the RTO recovers the loop's drop */
+MRE_TEST(conn_local_no_tail_probe)
+{
+	tail_loss(test, true, true);
 }
 
 MRE_TEST(conn_tail_loss_rto)
 {
-	tail_loss(test, false);
+	tail_loss(test, false, false);
 }
 
 /* four 64 KiB WRITEs with @ppm per million of loss both ways, ACKs included */
@@ -2839,6 +2852,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_loss_across_paths_off),
 	  MRE_CASE(conn_tail_loss_tlp),
 	  MRE_CASE(conn_tail_loss_rto),
+	  MRE_CASE(conn_local_no_tail_probe),
 	  MRE_CASE(conn_random_loss_exactly_once),
 	  MRE_CASE(conn_trace_follows_counters),
 	  MRE_CASE(conn_path_skew_no_spurious),

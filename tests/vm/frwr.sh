@@ -7,7 +7,10 @@
 # each CQ's completions handled on its vector's CPU)
 # between two mroce devices on a veth pair in init_net, where kernel ULPs
 # live; then the same module on two rdma_rxe devices, reported, not asserted
-# (a comparison: what rxe does in the same cases).
+# (a comparison: what rxe does in the same cases). And, in the same
+# topology, a one-device ping-pong on mA goes straight to its receive path
+# (loop_direct) though the rules route the node's own address out of a
+# wire.
 #
 #   scripts/vm/run-guest.sh -P -f tests/kmod/mroce_frwr_test.ko -t 300 tests/vm/frwr.sh
 . /mnt/host/lib.sh
@@ -45,6 +48,27 @@ t_ok "the FRWR cases pass on mroce ($(tail -1 /tmp/frwr-mA.log))" test "$FAILED"
 nchk=$((65 + 2 + 3 * ($(nproc) < 4 ? $(nproc) : 4)))
 t_ok "all $nchk checks ran" test "$(grep -cE '^(not )?ok' /tmp/frwr-mA.log)" = $nchk
 t_ok "the module left no objects on mA ($(res_counts mA))" test "$(res_counts mA)" = "$before"
+
+# A one-device ping-pong here, where a rule routes the node's own address
+# out of vethB: straight to mA's receive path (loop_direct), not out of the
+# wire and back (IP sees fewer than a quarter of mA's received packets:
+# the side channel's TCP alone)
+PAIR_LOG=/tmp/pairs
+mkdir -p "$PAIR_LOG"
+loop_self() {
+	local g rx0 ip0 rx ip hw=/sys/class/infiniband/mA/ports/1/hw_counters/rx_packets
+	# shellcheck disable=SC2016
+	ip_in() { awk '$1 == "Ip:" && $4 ~ /^[0-9]+$/ { print $4 }' /proc/net/snmp; }
+	g=$(gid_index mA "$C_IP")
+	ip0=$(ip_in) rx0=$(cat $hw)
+	pair self 30 ibv_rc_pingpong -d mA -g "$g" -n 200 -- \
+		ibv_rc_pingpong -d mA -g "$g" -n 200 "$C_IP" || return 1
+	ip=$(($(ip_in) - ip0)) rx=$(($(cat $hw) - rx0))
+	echo "mA rx_packets +$rx, IP InReceives +$ip" | tee /tmp/loop-self
+	[ "$rx" -ge 400 ] && [ "$ip" -lt $((rx / 4)) ]
+}
+t_ok "mroce: one device to its own address goes straight to its receive path" loop_self
+sed 's/^/#   /' /tmp/loop-self 2>/dev/null
 
 frwr rA rB
 sed 's/^/#   rxe: /' /tmp/frwr-rA.log
