@@ -402,6 +402,16 @@ void mroce_batch_flush(struct mroce_batch *b)
 	struct sk_buff *skb;
 	struct mroce_cq *cq;
 
+	/*
+	 * The whole batch goes out before any receive runs on this CPU. A
+	 * veth pair and our loop hand a packet to the receive softirq, which
+	 * runs when BHs are enabled again: at the first packet, its ACK
+	 * would come back and the window it opens send new packets ahead of
+	 * the rest of this batch, which sent earlier but not out yet, the
+	 * later ones' ACKs then pass for losses of these (by send time: a
+	 * third to a half of a lossless 64 KiB WRITE resent needlessly).
+	 */
+	local_bh_disable();
 	while ((skb = __skb_dequeue(&b->tx))) {
 		struct mroce_dev *mdev = cb_of(skb)->mdev;
 		int err;
@@ -416,6 +426,7 @@ void mroce_batch_flush(struct mroce_batch *b)
 		if (err)
 			mroce_counter_inc(mdev, MROCE_CNT_TX_DROP_XMIT);
 	}
+	local_bh_enable();
 	while ((cq = b->cqs)) {
 		b->cqs = cq->batch_next;
 		mroce_cq_batch_notify(cq);
