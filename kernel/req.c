@@ -504,12 +504,23 @@ static void kick_ud(struct mroce_qp *qp, struct mroce_batch *b)
 	spin_unlock_bh(&qp->lock);
 }
 
+/*
+ * BHs stay off from the engine's run to the end of the flush. Unlocking
+ * the peer with them on would run the receive softirq there, before our
+ * batch went out: the ACKs waiting in the loop's queue or a veth backlog
+ * open the window, the softirq sends new packets and hears of them, and
+ * our batch's packets, sent earlier and still here, pass for losses by
+ * send time (a whole burst at once, four PSNs on each of eight paths, in
+ * a one-device 64 KiB stream). mroce_batch_flush() keeps them off for
+ * its own loop for the same reason.
+ */
 void mroce_req_kick(struct mroce_qp *qp)
 {
 	struct mroce_peer *peer = NULL;
 	struct mroce_batch b;
 
 	mroce_batch_init(&b);
+	local_bh_disable();
 	if (!mroce_qp_is_conn(qp)) {
 		kick_ud(qp, &b);
 	} else {
@@ -521,6 +532,7 @@ void mroce_req_kick(struct mroce_qp *qp)
 		}
 	}
 	mroce_batch_flush(&b);
+	local_bh_enable();	/* the receive softirq: the batch is out */
 	if (peer) {
 		mroce_peer_arm(peer);
 		mroce_peer_release(peer);
