@@ -6,9 +6,10 @@
  * loopback netdev and up again. net.c decides (the destination address
  * is one of the device's planes', whatever the route; module parameter
  * loop_direct), frames the packet as received (IP and UDP headers,
- * data at the MetaRoCE header), queues it here and schedules the NAPI
- * context; this file hands it to mroce_rx() from that context, in softirq
- * as a datagram from the socket would be, a budget at a time. So a packet
+ * data at the MetaRoCE header), queues it on this CPU and schedules its
+ * NAPI context; this file hands it to mroce_rx_defer() from that context,
+ * in softirq as a datagram from the socket would be, a budget at a time,
+ * and sets each peer's timer once after the burst. So a packet
  * to ourselves never recurses into the receive path of the flush that
  * sent it, and the calls flow one way: net.c does not call up here.
  */

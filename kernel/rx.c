@@ -69,19 +69,19 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc,
 
 int mroce_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 {
-	return mroce_rx_defer(mdev, skb, NULL);
+	mroce_rx_defer(mdev, skb, NULL);
+	return 0;
 }
 
-int mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
-		   struct mroce_peer **arm)
+void mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
+		    struct mroce_peer **arm)
 {
 	if (skb_linearize(skb)) {
 		mroce_counter_inc(mdev, MROCE_CNT_RX_DROP_NOMEM);
 		kfree_skb(skb);
-		return 0;
+		return;
 	}
 	rx_one(mdev, skb, false, arm);
-	return 0;
 }
 
 void mroce_rx_arm(struct mroce_peer *arm)

@@ -53,8 +53,8 @@ int mroce_rx(struct mroce_dev *mdev, struct sk_buff *skb);
  * with *@arm NULL. A small operation's request, its ACK and its answer
  * all run in one burst there, and the timer sees only where they left it.
  */
-int mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
-		   struct mroce_peer **arm);
+void mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
+		    struct mroce_peer **arm);
 /* set the timer of @arm (or nothing: NULL) and drop its reference */
 void mroce_rx_arm(struct mroce_peer *arm);
 
