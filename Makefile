@@ -61,13 +61,13 @@ DRIVER_CONF_DIR ?= /etc/libibverbs.d
 # the DKMS source tree (dkms.conf; debian/rules installs it for mroce-dkms)
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' $(CURDIR)/dkms.conf)
 DKMS_SRCDIR ?= /usr/src/mroce-$(DKMS_VERSION)
-DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] swnic/*.c include/mroce/*.h \
+DKMS_FILES = Kbuild dkms.conf $(wildcard kernel/*.[ch] kernel/engine/*.[ch] swnic/*.[ch] include/mroce/*.h \
 	include/uapi/rdma/*.h)
 
 # checkpatch comes from the kernel source the KUnit step unpacks
 LINUX_SRC ?= $(CURDIR)/scripts/vm/src/linux-source-6.1
 CHECKPATCH := $(LINUX_SRC)/scripts/checkpatch.pl
-MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] swnic/*.c include/mroce/*.h provider/*.[ch] include/uapi/rdma/*.h \
+MY_SOURCES = $(filter-out %.mod.c,$(wildcard kernel/*.[ch] swnic/*.[ch] include/mroce/*.h provider/*.[ch] include/uapi/rdma/*.h \
 	tests/vm/*.c tests/kmod/*.[ch] bench/guest/*.c))
 # provider/, tests/vm/ and bench/guest/ are userspace: the kernel's __printf()/__alias()
 # wrappers do not exist there

@@ -8,6 +8,7 @@
 
 #include "batch.h"
 #include "cq.h"
+#include "oflcmd.h"
 #include "mroce.h"
 #include "mroce_trace.h"
 
@@ -98,19 +99,26 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	ibcq->cqe = size;
+	err = mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_CREATE, size, attr->comp_vector);
+	if (err)
+		goto err_free;
 	if (udata) {
 		resp.mmap_len = cq->q.len;
 		resp.size = size;
 		resp.stride = MROCE_CQE_STRIDE;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
-			mroce_queue_free(&cq->q);
-			return err;
+			mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_DESTROY, 0, 0);
+			goto err_free;
 		}
 	}
 	mroce_dbg_cq(cq, "%u entries%s, vector %u on cpu %d\n", size,
 		     udata ? " (user)" : "", attr->comp_vector, cq->cpu);
 	return 0;
+
+err_free:
+	mroce_queue_free(&cq->q);
+	return err;
 }
 
 int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
@@ -119,6 +127,7 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* no QP uses it any more (the core counts), so nothing posts to it */
 	mroce_dbg_cq(cq, "\n");
+	mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_DESTROY, 0, 0);
 	cancel_work_sync(&cq->notify_work);
 	mroce_queue_free(&cq->q);
 	return 0;
@@ -155,6 +164,10 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 			       &resp.mmap_offset);
 	if (err)
 		return err;
+	/* before the switch: the offload must take what the ring will */
+	err = mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_RESIZE, size, 0);
+	if (err)
+		goto err_free;
 	if (udata) {
 		resp.mmap_len = nq.len;
 		resp.size = size;

@@ -60,16 +60,43 @@ static ssize_t datapath_show(struct device *device,
 }
 static DEVICE_ATTR_RO(datapath);
 
+/* object commands its offload carried out, and refused (offload.rst) */
+static ssize_t ofl_count_show(struct device *device, char *buf, bool errors)
+{
+	struct mroce_dev *mdev =
+		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
+
+	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(errors ?
+			  &mdev->ofl.cmd_errors : &mdev->ofl.cmds));
+}
+
+static ssize_t ofl_cmds_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return ofl_count_show(device, buf, false);
+}
+static DEVICE_ATTR_RO(ofl_cmds);
+
+static ssize_t ofl_cmd_errors_show(struct device *device,
+				   struct device_attribute *attr, char *buf)
+{
+	return ofl_count_show(device, buf, true);
+}
+static DEVICE_ATTR_RO(ofl_cmd_errors);
+
 static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_mroce_abi.attr,
 	&dev_attr_datapath.attr,
+	&dev_attr_ofl_cmds.attr,
+	&dev_attr_ofl_cmd_errors.attr,
 	&dev_attr_planes.attr,		/* plane.c */
 	NULL
 };
 
 /*
  * /sys/class/infiniband/NAME/: mroce_abi (what the provider matches on),
- * datapath ("software" or the offload's name) and planes
+ * datapath ("software" or the offload's name), ofl_cmds and
+ * ofl_cmd_errors (its object commands), and planes
  */
 static const struct attribute_group mroce_dev_attr_group = {
 	.attrs = mroce_dev_attrs,

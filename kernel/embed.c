@@ -12,7 +12,7 @@
  *	                             recv_done
  *	completer           comp.c   stream_error
  *	tracepoints         trace.c  trace
- *	QPs                 qp.c     stream
+ *	QPs                 here     stream: an id to its QP's stream
  */
 #include <linux/random.h>
 
@@ -29,6 +29,23 @@
 static u64 e_random(struct mre_ep *ep)
 {
 	return get_random_u64();
+}
+
+/* the stream @id of connection @c: an RC/UC QP of ours on it */
+static struct mre_stream *e_stream(struct mre_conn *c, u32 id)
+{
+	struct mroce_dev *mdev = container_of(c->ep, struct mroce_dev, ep);
+	struct mroce_qp *qp = mroce_qp_lookup(mdev, id);
+
+	if (!qp || !mroce_qp_is_conn(qp) || qp->s.conn != c) {
+		ibdev_dbg_ratelimited(&mdev->ibdev,
+				      "peer %pISc: no stream %u (qp %s, conn %s)\n",
+				      &mroce_peer_of(c)->daddr, id,
+				      qp ? "found" : "none",
+				      qp && qp->s.conn ? "other" : "none");
+		return NULL;
+	}
+	return &qp->s;
 }
 
 /* a request's payload is the responder's; a response's, the requester's */
@@ -49,7 +66,7 @@ const struct mre_ops mroce_engine_ops = {
 	.ud_rx = mroce_rx_ud,
 	.reply = mroce_rx_reply,
 	.xmit = mroce_req_xmit,
-	.stream = mroce_qp_stream,
+	.stream = e_stream,
 	.sq_get = mroce_req_sq_get,
 	.send_done = mroce_req_send_done,
 	.place = e_place,

@@ -34,8 +34,9 @@
 
 #define MROCE_OFL_LEVELS (MROCE_OFL_PACKETS | MROCE_OFL_TRANSPORT | \
 			  MROCE_OFL_DATAPATH)
-/* the levels this mroce hands to an offload */
-#define MROCE_OFL_ACCEPTED MROCE_OFL_PACKETS
+#define MROCE_OFL_FEATURES MROCE_OFL_OBJECTS
+/* the levels and features this mroce hands to an offload */
+#define MROCE_OFL_ACCEPTED (MROCE_OFL_PACKETS | MROCE_OFL_OBJECTS)
 
 static DEFINE_MUTEX(mroce_ofl_lock);
 static const struct mroce_offload *mroce_ofl;	/* mroce_ofl_lock */
@@ -47,11 +48,14 @@ static int ofl_check(const struct mroce_offload *ofl)
 		return -EINVAL;
 	if (ofl->version != MROCE_OFFLOAD_VERSION)
 		return -EPROTO;
-	if (!ofl->caps || ofl->caps & ~MROCE_OFL_LEVELS)
+	if (!(ofl->caps & MROCE_OFL_LEVELS) ||
+	    ofl->caps & ~(MROCE_OFL_LEVELS | MROCE_OFL_FEATURES))
 		return -EINVAL;
 	if (ofl->caps & ~MROCE_OFL_ACCEPTED)
 		return -EOPNOTSUPP;
 	if (ofl->caps & MROCE_OFL_PACKETS && !ofl->xmit)
+		return -EINVAL;
+	if (ofl->caps & MROCE_OFL_OBJECTS && !ofl->cmd)
 		return -EINVAL;
 	if (!ofl->plane_add != !ofl->plane_del)
 		return -EINVAL;

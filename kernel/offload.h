@@ -30,6 +30,8 @@ struct mroce_ofl_port {
 	const struct mroce_offload *ofl;	/* NULL: software datapath */
 	void *priv;				/* the offload's cookie */
 	bool live;				/* accepts mroce_ofl_rx(); RCU */
+	/* object commands carried out and refused (sysfs ofl_cmds, ...) */
+	atomic64_t cmds, cmd_errors;
 };
 
 int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name);

@@ -24,6 +24,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "verbs.h"
+#include "oflcmd.h"
 #include "mroce.h"
 
 /* IB's RNR NAK timer encoding (min_rnr_timer) in nanoseconds */
@@ -37,24 +38,6 @@ static u64 rnr_timer_ns(u8 code)
 	};
 
 	return (u64)us[code & 31] * NSEC_PER_USEC;
-}
-
-/* --- lookup --------------------------------------------------------------- */
-
-struct mre_stream *mroce_qp_stream(struct mre_conn *c, u32 id)
-{
-	struct mroce_dev *mdev = container_of(c->ep, struct mroce_dev, ep);
-	struct mroce_qp *qp = mroce_qp_lookup(mdev, id);
-
-	if (!qp || !mroce_qp_is_conn(qp) || qp->s.conn != c) {
-		ibdev_dbg_ratelimited(&mdev->ibdev,
-				      "peer %pISc: no stream %u (qp %s, conn %s)\n",
-				      &mroce_peer_of(c)->daddr, id,
-				      qp ? "found" : "none",
-				      qp && qp->s.conn ? "other" : "none");
-		return NULL;
-	}
-	return &qp->s;
 }
 
 /* --- create / destroy ------------------------------------------------------ */
@@ -232,6 +215,9 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		if (err)
 			goto err_qpn;
 	}
+	err = mroce_ofl_qp_cmd(qp, MROCE_OFL_CMD_QP_CREATE, IB_QPS_RESET, 0);
+	if (err)
+		goto err_qpn;
 	mroce_dbg_qp(qp, "type %d sq %u rq %u%s\n", init->qp_type,
 		     resp.sq_size, resp.rq_size, udata ? " (user)" : "");
 	return 0;
@@ -282,6 +268,7 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	cancel_work_sync(&qp->sqd_work);
 	cancel_work_sync(&qp->kick_work);
 	mroce_dbg_qp(qp, "\n");
+	mroce_ofl_qp_cmd(qp, MROCE_OFL_CMD_QP_DESTROY, IB_QPS_RESET, 0);
 	free_queues(qp);
 	return 0;
 }
@@ -470,6 +457,12 @@ static int to_rtr(struct mroce_qp *qp, struct mroce_batch *b)
 	return 0;
 }
 
+/* a state in which the QP's traffic stops */
+static bool stops(enum ib_qp_state state)
+{
+	return state == IB_QPS_RESET || state == IB_QPS_ERR;
+}
+
 int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
@@ -494,6 +487,12 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	copy_attr(qp, attr, mask);
+	/* the offload hears of traffic let flow before, of traffic stopped after */
+	if (!stops(new)) {
+		err = mroce_ofl_qp_cmd(qp, MROCE_OFL_CMD_QP_MODIFY, new, mask);
+		if (err)
+			goto out;
+	}
 	if (!(mask & IB_QP_STATE))
 		goto out;
 
@@ -553,6 +552,8 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		spin_unlock_bh(&qp->lock);
 		if (new == IB_QPS_SQD && !qp->sq_drained_event)
 			mroce_qp_event(qp, IB_EVENT_SQ_DRAINED);
+		if (stops(new))
+			mroce_ofl_qp_cmd(qp, MROCE_OFL_CMD_QP_MODIFY, new, mask);
 	}
 out:
 	mutex_unlock(&qp->mutex);

@@ -254,6 +254,5 @@ static inline struct mroce_qp *mroce_qp_lookup(struct mroce_dev *mdev, u32 qpn)
 	return xa_load(&mdev->qps, qpn);
 }
 /* mre_ops.stream: the RC or UC stream @id attached to @c, or NULL */
-struct mre_stream *mroce_qp_stream(struct mre_conn *c, u32 id);
 
 #endif /* MROCE_QP_H */

@@ -9,6 +9,7 @@
 #include "qp.h"
 #include "srq.h"
 #include "wq.h"
+#include "oflcmd.h"
 #include "mroce.h"
 
 #define mroce_dbg_srq(srq, fmt, ...)					\
@@ -50,6 +51,9 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		return err;
 	a->max_wr = size;
 	a->max_sge = srq->max_sge;
+	err = mroce_ofl_srq_cmd(srq, MROCE_OFL_CMD_SRQ_CREATE);
+	if (err)
+		goto err_free;
 	if (udata) {
 		resp.mmap_len = srq->q.len;
 		resp.size = size;
@@ -57,12 +61,16 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		resp.max_sge = srq->max_sge;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
-			mroce_queue_free(&srq->q);
-			return err;
+			mroce_ofl_srq_cmd(srq, MROCE_OFL_CMD_SRQ_DESTROY);
+			goto err_free;
 		}
 	}
 	mroce_dbg_srq(srq, "%u entries\n", size);
 	return 0;
+
+err_free:
+	mroce_queue_free(&srq->q);
+	return err;
 }
 
 int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
@@ -78,6 +86,7 @@ int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		spin_lock_bh(&srq->lock);
 		srq->limit = attr->srq_limit;
 		spin_unlock_bh(&srq->lock);
+		return mroce_ofl_srq_cmd(srq, MROCE_OFL_CMD_SRQ_MODIFY);
 	}
 	return 0;
 }
@@ -98,6 +107,7 @@ int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 
 	/* no QP uses it any more (the core counts) */
 	mroce_dbg_srq(srq, "\n");
+	mroce_ofl_srq_cmd(srq, MROCE_OFL_CMD_SRQ_DESTROY);
 	mroce_queue_free(&srq->q);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include "mr.h"
 #include "qp.h"
 #include "verbs.h"
+#include "oflcmd.h"
 #include "mroce.h"
 
 /*
@@ -182,14 +183,22 @@ int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mroce_dev *mdev = to_mroce_dev(ibpd->device);
 	struct mroce_pd *pd = to_mroce_pd(ibpd);
+	struct mroce_ofl_cmd c = { .op = MROCE_OFL_CMD_PD_CREATE };
 
 	pd->id = atomic_inc_return(&mdev->next_obj_id);
+	c.id = pd->id;
 	mroce_dbg_pd(pd, "\n");
-	return 0;
+	return mroce_ofl_cmd(mdev, &c);
 }
 
 int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
+	struct mroce_ofl_cmd c = {
+		.op = MROCE_OFL_CMD_PD_DESTROY,
+		.id = to_mroce_pd(ibpd)->id,
+	};
+
 	mroce_dbg_pd(to_mroce_pd(ibpd), "\n");
+	mroce_ofl_cmd(to_mroce_dev(ibpd->device), &c);
 	return 0;
 }

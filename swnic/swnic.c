@@ -18,9 +18,15 @@
  *    frames addressed to this host's MetaRoCE UDP port, checks the IP
  *    header, the lengths and the UDP checksum, and hands the MetaRoCE
  *    packet up with mroce_ofl_rx(). Everything else, and fragments, goes
- *    on to the stack untouched.
+ *    on to the stack untouched;
+ *  - objects (MROCE_OFL_OBJECTS, parameter `objects`, on by default): the
+ *    tables a NIC running the datapath keeps, built from mroce's object
+ *    commands, and a check of every DATA and UD packet carried either way
+ *    against them (shadow.c): mroce's engine still moves the data, swnic
+ *    counts each packet that names an object it was not told of.
  *
- * It uses nothing of mroce but that header, as a vendor driver would.
+ * It uses nothing of mroce but that header and the wire format (wire.c),
+ * as a vendor driver would.
  *
  * Locking: RTNL guards the rx_handler registration and is taken before
  * swnic_lock (a mutex), which guards the port list; the `netdevs`
@@ -51,10 +57,17 @@
 
 #include <mroce/offload.h>
 
+#include "shadow.h"
+
 static char swnic_netdevs[256];
 module_param_string(netdevs, swnic_netdevs, sizeof(swnic_netdevs), 0644);
 MODULE_PARM_DESC(netdevs,
 		 "netdevs whose new mroce devices run on this NIC: names separated by commas, or * for every Ethernet netdev (read at each `rdma link add`)");
+
+static bool swnic_objects = true;
+module_param_named(objects, swnic_objects, bool, 0444);
+MODULE_PARM_DESC(objects,
+		 "take mroce's object commands (MROCE_OFL_OBJECTS) and check every packet carried against them (shadow_* in debugfs); default on");
 
 static unsigned int swnic_tx_ring = 1024;
 module_param_named(tx_ring, swnic_tx_ring, uint, 0444);
@@ -97,6 +110,7 @@ struct swnic_port {
 	struct list_head node;		/* swnic_ports; swnic_lock */
 	struct dentry *dbg;
 	atomic64_t stats[SWNIC_NSTATS];
+	struct swnic_shadow sh;		/* the object tables (objects=1) */
 };
 
 static DEFINE_MUTEX(swnic_lock);
@@ -158,6 +172,8 @@ static int swnic_xmit(void *priv, struct sk_buff *skb,
 		kfree_skb(skb);
 		return -ENOBUFS;
 	}
+	if (swnic_objects)
+		swnic_shadow_tx(&p->sh, skb);
 	*tx_of(skb) = *tx;
 	skb_queue_tail(&p->txq, skb);
 	/* the doorbell: in process context, enabling BH runs the poll */
@@ -381,6 +397,8 @@ static rx_handler_result_t swnic_rx_handler(struct sk_buff **pskb)
 		return RX_HANDLER_CONSUMED;
 	}
 	swnic_count(p, SWNIC_RX_FRAMES);
+	if (swnic_objects)
+		swnic_shadow_rx(&p->sh, skb);
 	mroce_ofl_rx(p->host, skb);
 	return RX_HANDLER_CONSUMED;
 }
@@ -402,6 +420,8 @@ static int swnic_stats_show(struct seq_file *m, void *v)
 	for (i = 0; i < SWNIC_NSTATS; i++)
 		seq_printf(m, "%s %lld\n", swnic_stat_names[i],
 			   (long long)atomic64_read(&p->stats[i]));
+	if (swnic_objects)
+		swnic_shadow_show(m, &p->sh);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(swnic_stats);
@@ -459,6 +479,7 @@ static int swnic_attach(struct mroce_ofl_port *host,
 	p->dport = htons(info->udp_dport);
 	strscpy(p->name, info->ibdev_name, sizeof(p->name));
 	skb_queue_head_init(&p->txq);
+	swnic_shadow_init(&p->sh);
 	init_dummy_netdev(&p->napi_dev);
 	netif_napi_add_tx(&p->napi_dev, &p->napi, swnic_poll);
 	napi_enable(&p->napi);
@@ -480,8 +501,9 @@ static int swnic_attach(struct mroce_ofl_port *host,
 	}
 	p->dbg = debugfs_create_file(p->name, 0400, swnic_dbg, p,
 				     &swnic_stats_fops);
-	pr_info("%s on %s: packets level, transmit ring %u\n", p->name,
-		p->ndev->name, swnic_tx_ring);
+	pr_info("%s on %s: packets level%s, transmit ring %u\n", p->name,
+		p->ndev->name, swnic_objects ? " with object tables" : "",
+		swnic_tx_ring);
 	*priv = p;
 	return 0;
 }
@@ -503,8 +525,17 @@ static void swnic_detach(void *priv)
 	napi_disable(&p->napi);
 	netif_napi_del(&p->napi);
 	skb_queue_purge(&p->txq);
+	swnic_shadow_free(&p->sh);
 	pr_info("%s detached from %s\n", p->name, p->ndev->name);
 	kfree(p);
+}
+
+/* an object command from mroce's verbs (MROCE_OFL_OBJECTS) */
+static int swnic_cmd(void *priv, const struct mroce_ofl_cmd *c)
+{
+	struct swnic_port *p = priv;
+
+	return swnic_shadow_cmd(&p->sh, c);
 }
 
 /* a netdev going away gets its receive back at once (RTNL) */
@@ -530,7 +561,8 @@ static struct notifier_block swnic_netdev_nb = {
 	.notifier_call = swnic_netdev_event,
 };
 
-static const struct mroce_offload swnic_offload = {
+/* caps gains MROCE_OFL_OBJECTS at load with objects=1 */
+static struct mroce_offload swnic_offload = {
 	.name = "mroce_swnic",
 	.owner = THIS_MODULE,
 	.version = MROCE_OFFLOAD_VERSION,
@@ -541,6 +573,7 @@ static const struct mroce_offload swnic_offload = {
 	.plane_add = swnic_plane_add,
 	.plane_del = swnic_plane_del,
 	.xmit = swnic_xmit,
+	.cmd = swnic_cmd,
 };
 
 static int __init swnic_init(void)
@@ -548,6 +581,8 @@ static int __init swnic_init(void)
 	int err;
 
 	swnic_tx_ring = clamp(swnic_tx_ring, 16U, 65536U);
+	if (swnic_objects)
+		swnic_offload.caps |= MROCE_OFL_OBJECTS;
 	err = register_netdevice_notifier(&swnic_netdev_nb);
 	if (err)
 		return err;
@@ -576,5 +611,5 @@ module_init(swnic_init);
 module_exit(swnic_exit);
 
 MODULE_AUTHOR("mroce authors");
-MODULE_DESCRIPTION("Software NIC for mroce: an offload at the packets level");
+MODULE_DESCRIPTION("Software NIC for mroce: an offload at the packets level, with object tables");
 MODULE_LICENSE("Dual BSD/GPL");

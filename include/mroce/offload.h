@@ -22,14 +22,16 @@
  *                        programmed MR table, WQE fetch and CQE writes
  *                        (likewise).
  *
- * This mroce accepts MROCE_OFL_PACKETS; an offload that asks for a level
- * mroce does not accept is refused at registration (-EOPNOTSUPP), so that a
- * driver never believes it runs what nobody hands it.
+ * This mroce accepts MROCE_OFL_PACKETS, with or without the feature
+ * MROCE_OFL_OBJECTS; an offload that asks for a level mroce does not accept
+ * is refused at registration (-EOPNOTSUPP), so that a driver never believes
+ * it runs what nobody hands it.
  */
 #ifndef MROCE_OFFLOAD_BOUNDARY_H
 #define MROCE_OFFLOAD_BOUNDARY_H
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
 #include <linux/in6.h>
 #include <linux/types.h>
 
@@ -38,11 +40,19 @@ struct net_device;
 struct sk_buff;
 
 /* bumped on any incompatible change of this header */
-#define MROCE_OFFLOAD_VERSION	1
+#define MROCE_OFFLOAD_VERSION	2
 
 #define MROCE_OFL_PACKETS	BIT(0)
 #define MROCE_OFL_TRANSPORT	BIT(1)
 #define MROCE_OFL_DATAPATH	BIT(2)
+/*
+ * A feature, not a level: the offload is told of every verbs object of its
+ * devices (PD, MR, MW, CQ, SRQ, QP) through cmd(), as a NIC that runs the
+ * datapath must be. With PACKETS alone mroce's engine still moves the data
+ * ("shadow mode"): the offload can check that the traffic it carries names
+ * only objects it was told of.
+ */
+#define MROCE_OFL_OBJECTS	BIT(3)
 
 /* planes of a device: 0 is its link netdev, 1.. are added later */
 #define MROCE_OFL_MAX_PLANES	8
@@ -85,6 +95,134 @@ struct mroce_ofl_tx {
 	} saddr, daddr;
 };
 
+/*
+ * Object commands (MROCE_OFL_OBJECTS). One 64-byte descriptor per command,
+ * as a NIC's admin queue takes them. mroce issues them from its verbs
+ * calls, in process context, never with a lock held that its datapath
+ * takes, and in order per object: an object's CREATE before anything names
+ * it, its DESTROY after the last command that names it. A CREATE is issued
+ * before the object's id or key reaches anyone who could use it; a DESTROY
+ * after mroce itself no longer uses the object, and mroce frees what the
+ * object held (unpins an MR's pages) only after DESTROY returned: a DESTROY
+ * is the fence.
+ *
+ * Ids: every id is the one the verbs consumer sees (QP number, the MR's or
+ * MW's key index = key >> 8) or mroce's object number (PD, CQ, SRQ); 0 is
+ * never an object (no SRQ, no PD). Ids are per device and reused after
+ * DESTROY.
+ */
+enum mroce_ofl_op {
+	MROCE_OFL_CMD_PD_CREATE = 1,
+	MROCE_OFL_CMD_PD_DESTROY,
+	MROCE_OFL_CMD_MR_CREATE,	/* also a rereg: flag REPLACE */
+	MROCE_OFL_CMD_MR_DESTROY,
+	MROCE_OFL_CMD_MW_CREATE,
+	MROCE_OFL_CMD_MW_DESTROY,
+	MROCE_OFL_CMD_CQ_CREATE,
+	MROCE_OFL_CMD_CQ_RESIZE,
+	MROCE_OFL_CMD_CQ_DESTROY,
+	MROCE_OFL_CMD_SRQ_CREATE,
+	MROCE_OFL_CMD_SRQ_MODIFY,
+	MROCE_OFL_CMD_SRQ_DESTROY,
+	MROCE_OFL_CMD_QP_CREATE,
+	MROCE_OFL_CMD_QP_MODIFY,
+	MROCE_OFL_CMD_QP_DESTROY,
+	MROCE_OFL_CMD_MAX
+};
+
+/* the layout of struct mroce_ofl_cmd this header describes */
+#define MROCE_OFL_CMD_VERSION	1
+
+/* struct mroce_ofl_cmd.flags; REPLACE: MR_CREATE of a live id (a rereg) */
+#define MROCE_OFL_CF_REPLACE	BIT(0)
+
+/* struct mroce_ofl_mr.kind */
+enum mroce_ofl_mr_kind {
+	MROCE_OFL_MR_USER = 1,	/* pinned user memory: [iova, iova + length) */
+	MROCE_OFL_MR_DMABUF,	/* a dma-buf range: [iova, iova + length) */
+	MROCE_OFL_MR_DMA,	/* all memory (kernel ULPs' local_dma_lkey) */
+	MROCE_OFL_MR_FRWR,	/* mapped and keyed by REG_MR work requests */
+};
+
+/*
+ * struct mroce_ofl_qp - QP_CREATE and QP_MODIFY
+ * @pd, @send_cq, @recv_cq, @srq: ids (CREATE; @srq 0: none)
+ * @type:   IB_QPT_RC, _UC, _UD or _GSI
+ * @state:  IB_QPS_* after the command (CREATE: RESET)
+ * @attr_mask: MODIFY: the IB_QP_* attributes this modify set
+ * @dest_qpn: RC/UC: the peer's stream (QP number) from RTR on
+ * @qkey:   UD/GSI
+ * @access: IB_ACCESS_REMOTE_* the QP allows
+ * @family: RC/UC from RTR on: AF_INET or AF_INET6 of @daddr, the peer's
+ *          address (the first plane's; a connection's other planes are
+ *          the NIC's to find)
+ */
+struct mroce_ofl_qp {
+	u32 pd, send_cq, recv_cq, srq;
+	u8 type;
+	u8 state;
+	u8 family;
+	u8 rsvd;
+	u32 attr_mask;
+	u32 dest_qpn;
+	u32 qkey;
+	u32 access;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} daddr;
+};
+
+/**
+ * struct mroce_ofl_cmd - one command (64 bytes)
+ * @op:      enum mroce_ofl_op
+ * @version: MROCE_OFL_CMD_VERSION
+ * @flags:   MROCE_OFL_CF_*
+ * @id:      the object the command is about (see above)
+ * @mr:      MR_CREATE: @pd, @key (lkey = rkey; for FRWR the initial one:
+ *           REG_MR work requests change its low 8 bits), @access
+ *           (IB_ACCESS_*), @kind, @iova and @length (USER and DMABUF)
+ * @mw:      MW_CREATE: @pd, @key, @type (1 or 2: IB_MW_TYPE_*); binds change
+ *           the key's low 8 bits and the window, by work request
+ * @cq:      CQ_CREATE, CQ_RESIZE: @depth in CQEs, @vector
+ * @srq:     SRQ_CREATE, SRQ_MODIFY: @pd, @depth in WQEs, @limit (0: unarmed)
+ * @qp:      QP_CREATE, QP_MODIFY
+ */
+struct mroce_ofl_cmd {
+	u8 op;
+	u8 version;
+	u16 flags;
+	u32 id;
+	union {
+		struct mroce_ofl_mr {
+			u32 pd;
+			u32 key;
+			u32 access;
+			u8 kind;
+			u8 rsvd[3];
+			u64 iova;
+			u64 length;
+		} mr;
+		struct mroce_ofl_mw {
+			u32 pd;
+			u32 key;
+			u8 type;
+		} mw;
+		struct mroce_ofl_cq {
+			u32 depth;
+			u32 vector;
+		} cq;
+		struct mroce_ofl_srq {
+			u32 pd;
+			u32 depth;
+			u32 limit;
+		} srq;
+		struct mroce_ofl_qp qp;
+		u8 raw[56];
+	};
+};
+static_assert(sizeof(struct mroce_ofl_cmd) == 64);
+
 /**
  * struct mroce_offload - one offload's entry points
  * @name:    unique among registered offloads; sysfs `datapath` shows it
@@ -121,6 +259,14 @@ struct mroce_ofl_tx {
  *           errno when the frame was dropped (mroce counts tx_drop_xmit).
  *           Process context or softirq (never hard IRQ), never with a
  *           mroce lock held that mroce_ofl_rx() takes; must not sleep.
+ * @cmd:     MROCE_OFL_OBJECTS. Process context, may sleep. Carry out @cmd
+ *           for the device @priv; return 0 or a negative errno: -EPROTO
+ *           (a version it does not know), -EOPNOTSUPP (an op or a field
+ *           value it does not support), -ENOENT (an id it was not told
+ *           of), -EEXIST (CREATE of a live id), -ENOMEM. A failed CREATE or
+ *           MODIFY fails the verb that issued it with that errno; a DESTROY
+ *           cannot fail the verb (mroce logs and counts ofl_cmd_errors).
+ *           @cmd is valid during the call only.
  */
 struct mroce_offload {
 	const char *name;
@@ -135,11 +281,13 @@ struct mroce_offload {
 	void (*plane_del)(void *priv, u32 k);
 	int (*xmit)(void *priv, struct sk_buff *skb,
 		    const struct mroce_ofl_tx *tx);
+	int (*cmd)(void *priv, const struct mroce_ofl_cmd *cmd);
 };
 
 /*
  * Offer @ofl for new mroce devices. 0; -EINVAL: a member it needs is NULL
- * (plane_add without plane_del, too) or caps is empty or has unknown bits; -EPROTO: version mismatch;
+ * (plane_add without plane_del, too; cmd for MROCE_OFL_OBJECTS) or caps has
+ * no level or unknown bits; -EPROTO: version mismatch;
  * -EOPNOTSUPP: a level this mroce does not accept; -EBUSY: another offload
  * is registered. Process context.
  */

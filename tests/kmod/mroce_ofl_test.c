@@ -14,10 +14,18 @@
  *                    fail_netdev, whose attach() then fails with -ENODEV:
  *                    `rdma link add` on that netdev must fail, on any other
  *                    it must give a software device.
+ *     hold=1 obj_netdev=NAME
+ *                    the held table takes MROCE_OFL_OBJECTS and claims
+ *                    NAME too, attaching (it drops every packet). Its cmd()
+ *                    counts CREATEs and DESTROYs (`created`, `destroyed`;
+ *                    MR_CREATE with REPLACE counts as neither) and refuses
+ *                    the op in `refuse_op` (writable) with -ENOSPC,
+ *                    counting `refused`.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
@@ -35,6 +43,16 @@ static int failed;
 module_param(failed, int, 0444);
 static int attaches;
 module_param(attaches, int, 0444);
+static char obj_netdev[IFNAMSIZ];
+module_param_string(obj_netdev, obj_netdev, sizeof(obj_netdev), 0444);
+static int created;
+module_param(created, int, 0444);
+static int destroyed;
+module_param(destroyed, int, 0444);
+static int refuse_op;
+module_param(refuse_op, int, 0644);
+static int refused_cmds;
+module_param_named(refused, refused_cmds, int, 0444);
 
 static int ncase;
 
@@ -52,14 +70,16 @@ static void expect(const char *what, int got, int want)
 static bool t_claim(struct net_device *ndev)
 {
 	claims++;
-	return fail_netdev[0] && !strcmp(ndev->name, fail_netdev);
+	return (fail_netdev[0] && !strcmp(ndev->name, fail_netdev)) ||
+	       (obj_netdev[0] && !strcmp(ndev->name, obj_netdev));
 }
 
 static int t_attach(struct mroce_ofl_port *port,
 		    const struct mroce_ofl_port_info *info, void **priv)
 {
 	attaches++;
-	return -ENODEV;
+	return obj_netdev[0] && !strcmp(info->ndev->name, obj_netdev) ?
+	       0 : -ENODEV;
 }
 
 static void t_detach(void *priv)
@@ -83,6 +103,48 @@ static int t_xmit(void *priv, struct sk_buff *skb,
 	.version = MROCE_OFFLOAD_VERSION, .caps = MROCE_OFL_PACKETS,	\
 	.claim = t_claim, .attach = t_attach, .detach = t_detach,	\
 	.xmit = t_xmit }
+
+static DEFINE_MUTEX(t_cmd_lock);	/* the counts */
+
+/* the held table's commands (obj_netdev); process context */
+static int t_cmd(void *priv, const struct mroce_ofl_cmd *c)
+{
+	int err = 0;
+
+	might_sleep();
+	if (c->version != MROCE_OFL_CMD_VERSION)
+		return -EPROTO;
+	mutex_lock(&t_cmd_lock);
+	if (c->op == READ_ONCE(refuse_op)) {
+		refused_cmds++;
+		err = -ENOSPC;
+		goto out;
+	}
+	switch (c->op) {
+	case MROCE_OFL_CMD_PD_CREATE:
+	case MROCE_OFL_CMD_MW_CREATE:
+	case MROCE_OFL_CMD_CQ_CREATE:
+	case MROCE_OFL_CMD_SRQ_CREATE:
+	case MROCE_OFL_CMD_QP_CREATE:
+		created++;
+		break;
+	case MROCE_OFL_CMD_MR_CREATE:
+		if (!(c->flags & MROCE_OFL_CF_REPLACE))
+			created++;
+		break;
+	case MROCE_OFL_CMD_PD_DESTROY:
+	case MROCE_OFL_CMD_MR_DESTROY:
+	case MROCE_OFL_CMD_MW_DESTROY:
+	case MROCE_OFL_CMD_CQ_DESTROY:
+	case MROCE_OFL_CMD_SRQ_DESTROY:
+	case MROCE_OFL_CMD_QP_DESTROY:
+		destroyed++;
+		break;
+	}
+out:
+	mutex_unlock(&t_cmd_lock);
+	return err;
+}
 
 static struct mroce_offload good = GOOD, other = GOOD, held = GOOD;
 
@@ -123,6 +185,19 @@ static void bad_tables(void)
 		MROCE_OFL_PACKETS | MROCE_OFL_TRANSPORT, -EOPNOTSUPP);
 	REFUSED("DATAPATH, not accepted by this mroce: -EOPNOTSUPP", caps,
 		MROCE_OFL_DATAPATH, -EOPNOTSUPP);
+	REFUSED("OBJECTS without cmd: -EINVAL", caps,
+		MROCE_OFL_PACKETS | MROCE_OFL_OBJECTS, -EINVAL);
+	do {
+		struct mroce_offload o = GOOD;
+
+		o.caps = MROCE_OFL_OBJECTS;
+		o.cmd = t_cmd;
+		refused("OBJECTS is a feature, not a level: alone, -EINVAL", o,
+			-EINVAL);
+		o.caps |= MROCE_OFL_PACKETS;
+		refused("PACKETS with OBJECTS and cmd: accepted (0)", o,
+			busy ? -EBUSY : 0);
+	} while (0);
 }
 
 static void one_slot(void)
@@ -155,6 +230,10 @@ static int __init t_init(void)
 {
 	bad_tables();
 	one_slot();
+	if (obj_netdev[0]) {
+		held.caps |= MROCE_OFL_OBJECTS;
+		held.cmd = t_cmd;
+	}
 	if (hold && !busy)
 		expect("hold: a table stays registered",
 		       mroce_offload_register(&held), 0);

@@ -259,6 +259,10 @@ suite() {	# suite DRIVER
 			"for d in $C_DEV $S_DEV; do for c in rx_offload tx_offload; do v=\$(cat /sys/class/infiniband/\$d/ports/1/hw_counters/\$c); echo \$d \$c \$v; [ \$v -gt 1000 ] || exit 1; done; done"
 		t_ok "$DRV: no frame failed its checks (swnic debugfs)" bash -c \
 			"cat /sys/kernel/debug/mroce_swnic/*; ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+		for d in "$C_DEV" "$S_DEV"; do
+			t_ok "$DRV: every DATA and UD packet $d sent or received names objects its commands told the NIC of" \
+				swnic_no_holes "$d"
+		done
 		t_fail "$DRV: rmmod mroce_swnic refused while devices use it" rmmod mroce_swnic
 	fi
 

@@ -231,6 +231,10 @@ if [ "$DP" = swnic ]; then
 	done
 	t_ok "no frame failed the software NIC's checks" bash -c \
 		"cat /sys/kernel/debug/mroce_swnic/*; ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/*"
+	for d in mroce0 mroce1; do
+		t_ok "$d: every DATA and UD packet through the NIC names objects its commands told of (black hole and plane down included)" \
+			swnic_no_holes "$d"
+	done
 fi
 
 # ---- back to normal ------------------------------------------------------------

@@ -262,6 +262,21 @@ phase() {	# phase NAME
 	t_ok "$ph: transfer completed, 0 bytes corrupted ($(xfer_line "$ph" | cut -c1-90))" xfer_clean "$ph"
 	t_ok "$ph: no kernel warning, BUG, Oops, soft lockup or RCU stall" kernel_clean "$ph"
 	grep -hE "$KBAD" "$PAIR_LOG/$ph-dmesg" | head -3 | sed "s/^/# $ph: dmesg: /"
+	if [ "$DP" = swnic ]; then
+		# mroce's own packets name told objects whatever it receives;
+		# without an attack, so does everything received
+		t_ok "$ph: every DATA/UD packet $C_DEV and $S_DEV sent names objects the NIC was told of" \
+			bash -c "swnic_no_holes $C_DEV tx && swnic_no_holes $S_DEV tx"
+		[ "$ph" = baseline ] && t_ok "baseline: and every one they received" \
+			bash -c "swnic_no_holes $C_DEV && swnic_no_holes $S_DEV"
+		echo "# $ph: $S_DEV's shadow check: $(grep '^shadow_' "/sys/kernel/debug/mroce_swnic/$S_DEV" | paste -sd' ')"
+		if [ "$ph" = foreign ]; then	# random streams: the check must see them
+			x=$(sed -n 's/.* WRITE \([0-9]*\) .*/\1/p' "$PAIR_LOG/$ph-craft.out" | tail -1)
+			y=$(sed -n 's/^shadow_rx_unknown_qp //p' "/sys/kernel/debug/mroce_swnic/$S_DEV")
+			t_ok "foreign: the NIC's tables name none of the $x WRITEs' random streams (shadow_rx_unknown_qp $y)" \
+				test "${x:-0}" -gt 0 -a "${y:-0}" -ge "${x:-1}"
+		fi
+	fi
 	x=$(beat_gap "$ph")
 	t_ok "$ph: no CPU stalled: longest heartbeat gap $x s (limit $STALL_S s)" awk -v x="$x" -v l="$STALL_S" 'BEGIN {exit !(x < l)}'
 	x=$(delta "$S_DEV"); echo "# $ph: victim's counters that moved in the phase: ${x:-none}"

@@ -16,6 +16,7 @@ KO=/mnt/host/mroce_ofl_test.ko
 SYS=/sys/class/infiniband
 
 datapath_is() { [ "$(cat "$SYS/$1/datapath")" = "$2" ]; }
+sw() { sed -n "s/^$1 //p" /sys/kernel/debug/mroce_swnic/"${2:-mA}"; }
 hw() { cat "$SYS/$1/ports/1/hw_counters/$2"; }
 param() { cat "/sys/module/mroce_ofl_test/parameters/$1"; }
 
@@ -64,7 +65,7 @@ topo_init && t_ok "init_net veth pair with policy routing ($C_IF $C_IP, $S_IF $S
 # ---- the registration contract, nothing else registered ----
 ofl_test
 t_ok "registration contract: every case passes ($(tail -1 /tmp/ofl.log))" test "$FAILED" = 0
-t_ok "all 17 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 17
+t_ok "all 20 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 20
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
 
 # ---- claim and attach ----
@@ -79,6 +80,29 @@ t_ok "attach() was tried once and no mB exists" bash -c \
 	"[ \"\$(cat /sys/module/mroce_ofl_test/parameters/attaches)\" = 1 ] && [ ! -e $SYS/mB ]"
 t_ok "the offload is not pinned: rmmod while mA exists" rmmod mroce_ofl_test
 t_ok "rdma link delete mA" rdma link delete mA
+
+# ---- object commands (MROCE_OFL_OBJECTS): each verb tells the offload ----
+ofl_test hold=1 obj_netdev=vethB
+t_ok "an offload that takes object commands is registered ($FAILED failed)" test "$FAILED" = 0
+t_ok "rdma link add mB: its datapath is that offload" bash -c \
+	'rdma link add mB type mroce netdev vethB && [ "$(cat /sys/class/infiniband/mB/datapath)" = mroce_ofl_test ]'
+c0=$(param created) d0=$(param destroyed)
+t_ok "the device's own objects (the MAD layer's) were told at registration (created $c0, destroyed $d0)" \
+	bash -c "[ $c0 -ge 3 ] && [ $d0 = 0 ] && [ $(cat $SYS/mB/ofl_cmds) -ge $c0 ]"
+# the server makes its PD, MR, CQ and QP, then waits for a client: killed
+timeout 5 ibv_rc_pingpong -d mB -g 0 >/tmp/pp.log 2>&1
+t_ok "a verbs program's PD, MR, CQ and QP: each created and destroyed (created $c0 -> $(param created))" \
+	t_wait 10 bash -c "c=\$(cat /sys/module/mroce_ofl_test/parameters/created) d=\$(cat /sys/module/mroce_ofl_test/parameters/destroyed); [ \$c -ge $((c0 + 4)) ] && [ \$d = \$((c - $c0)) ]"
+echo 3 > /sys/module/mroce_ofl_test/parameters/refuse_op	# MR_CREATE
+e0=$(cat $SYS/mB/ofl_cmd_errors)
+timeout 5 ibv_rc_pingpong -d mB -g 0 >/tmp/pp.log 2>&1
+sed 's/^/#   /' /tmp/pp.log
+t_ok "the offload refuses MR_CREATE: ibv_reg_mr fails (ofl_cmd_errors $e0 -> $(cat $SYS/mB/ofl_cmd_errors))" \
+	bash -c "grep -q \"Couldn't register MR\" /tmp/pp.log && [ $(param refused) = 1 ] && [ $(cat $SYS/mB/ofl_cmd_errors) = $((e0 + 1)) ]"
+echo 0 > /sys/module/mroce_ofl_test/parameters/refuse_op
+t_ok "rdma link delete mB: every object told of is destroyed (created $(param created))" bash -c \
+	"rdma link delete mB && [ \$(cat /sys/module/mroce_ofl_test/parameters/destroyed) = \$(cat /sys/module/mroce_ofl_test/parameters/created) ]"
+t_ok "rmmod the contract module" rmmod mroce_ofl_test
 
 # ---- mixed: mA on the software NIC, mB on the software datapath ----
 t_ok "modprobe mroce_swnic netdevs=vethA" modprobe mroce_swnic netdevs=vethA
@@ -102,11 +126,15 @@ sed "s/^/# swnic: /" /sys/kernel/debug/mroce_swnic/mA
 t_ok "mixed: the NIC framed and checked every frame (no tx_errors, rx_bad_*)" bash -c \
 	"grep -E '^(tx_frames|rx_frames) [1-9]' /sys/kernel/debug/mroce_swnic/mA | wc -l | grep -qx 2 &&
 	 ! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/mA"
+t_ok "mixed: mA's verbs told the NIC of every object (ofl_cmds $(cat $SYS/mA/ofl_cmds), none refused)" \
+	bash -c "[ $(cat $SYS/mA/ofl_cmds) -gt 20 ] && [ $(cat $SYS/mA/ofl_cmd_errors) = 0 ] && [ $(sw shadow_cmd_refused) = 0 ]"
+t_ok "mixed: mB, on software, issues no command (ofl_cmds $(cat $SYS/mB/ofl_cmds))" test "$(cat $SYS/mB/ofl_cmds)" = 0
+t_ok "mixed: every DATA/UD packet the NIC carried names objects it was told of (tx $(sw shadow_tx_checked), rx $(sw shadow_rx_checked) checked)" \
+	bash -c "[ $(sw shadow_tx_checked) -gt 500 ] && [ $(sw shadow_rx_checked) -gt 500 ] && swnic_no_holes mA"
 t_fail "rmmod mroce_swnic is refused while mA uses it" rmmod mroce_swnic
 
 # ---- the NIC's receive checks: frames with a bad UDP header (raw socket,
 # from vethB's address to mA's) ----
-sw() { sed -n "s/^$1 //p" /sys/kernel/debug/mroce_swnic/mA; }
 badframe() {	# badframe KIND STAT: 20 frames of KIND; STAT +20, mroce saw none
 	local s0 r0
 	s0=$(sw "$2") r0=$(hw mA rx_packets)
@@ -137,6 +165,8 @@ t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
 traffic both
 t_ok "both: mB's packets crossed the software NIC (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
 	bash -c "[ $(hw mB rx_offload) -gt 500 ] && [ $(hw mB tx_offload) -gt 500 ]"
+t_ok "both: mB's objects told, its traffic checked, no hole (rx $(sw shadow_rx_checked mB) checked)" \
+	bash -c "[ $(cat $SYS/mB/ofl_cmds) -gt 20 ] && [ $(sw shadow_rx_checked mB) -gt 500 ] && swnic_no_holes mA && swnic_no_holes mB"
 t_ok "both: no frame failed the NIC's checks but the 60 bad ones sent to mA" bash -c \
 	"! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/mB &&
 	 [ $(sw rx_bad_header) = 40 ] && [ $(sw rx_bad_csum) = 20 ] && [ $(sw tx_errors) = 0 ]"

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Object commands (include/mroce/offload.h, MROCE_OFL_OBJECTS): how the
+ * verbs paths tell a device's offload of the PDs, MRs, MWs, CQs, SRQs and
+ * QPs they create, change and destroy. Where and in which order each verb
+ * issues its command is in Documentation/offload.rst ("Object commands");
+ * the software datapath pays one test per verb.
+ */
+#include <rdma/ib_verbs.h>
+
+#include "cq.h"
+#include "mr.h"
+#include "oflcmd.h"
+#include "qp.h"
+#include "srq.h"
+#include "mroce.h"
+
+static const char *const cmd_names[MROCE_OFL_CMD_MAX] = {
+	[MROCE_OFL_CMD_PD_CREATE] = "PD_CREATE",
+	[MROCE_OFL_CMD_PD_DESTROY] = "PD_DESTROY",
+	[MROCE_OFL_CMD_MR_CREATE] = "MR_CREATE",
+	[MROCE_OFL_CMD_MR_DESTROY] = "MR_DESTROY",
+	[MROCE_OFL_CMD_MW_CREATE] = "MW_CREATE",
+	[MROCE_OFL_CMD_MW_DESTROY] = "MW_DESTROY",
+	[MROCE_OFL_CMD_CQ_CREATE] = "CQ_CREATE",
+	[MROCE_OFL_CMD_CQ_RESIZE] = "CQ_RESIZE",
+	[MROCE_OFL_CMD_CQ_DESTROY] = "CQ_DESTROY",
+	[MROCE_OFL_CMD_SRQ_CREATE] = "SRQ_CREATE",
+	[MROCE_OFL_CMD_SRQ_MODIFY] = "SRQ_MODIFY",
+	[MROCE_OFL_CMD_SRQ_DESTROY] = "SRQ_DESTROY",
+	[MROCE_OFL_CMD_QP_CREATE] = "QP_CREATE",
+	[MROCE_OFL_CMD_QP_MODIFY] = "QP_MODIFY",
+	[MROCE_OFL_CMD_QP_DESTROY] = "QP_DESTROY",
+};
+
+/**
+ * mroce_ofl_cmd - tell the device's offload of an object (OBJECTS)
+ * @mdev: the device
+ * @c:    the command; mroce_ofl_cmd() sets its version
+ *
+ * Process context, no lock held that the datapath takes. 0 when the
+ * device's offload has no MROCE_OFL_OBJECTS (the software datapath costs
+ * a test), else the offload's answer. A refused DESTROY is logged: the
+ * object goes anyway.
+ */
+int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c)
+{
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+	int err;
+
+	might_sleep();
+	if (!ofl || !(ofl->caps & MROCE_OFL_OBJECTS))
+		return 0;
+	c->version = MROCE_OFL_CMD_VERSION;
+	err = ofl->cmd(mdev->ofl.priv, c);
+	if (!err) {
+		atomic64_inc(&mdev->ofl.cmds);
+		return 0;
+	}
+	atomic64_inc(&mdev->ofl.cmd_errors);
+	ibdev_warn_ratelimited(&mdev->ibdev, "offload %s: %s %u refused: %d\n",
+			       ofl->name, c->op < MROCE_OFL_CMD_MAX &&
+			       cmd_names[c->op] ? cmd_names[c->op] : "?",
+			       c->id, err);
+	return err;
+}
+
+/* tell the device's offload of @cq (MROCE_OFL_OBJECTS) */
+int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, u32 depth, u32 vector)
+{
+	struct mroce_ofl_cmd c = {
+		.op = op,
+		.id = cq->id,
+		.cq = { .depth = depth, .vector = vector },
+	};
+
+	return mroce_ofl_cmd(to_mroce_dev(cq->ibcq.device), &c);
+}
+
+/* tell the device's offload of @srq (MROCE_OFL_OBJECTS) */
+int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
+{
+	struct mroce_ofl_cmd c = {
+		.op = op,
+		.id = srq->id,
+		.srq = {
+			.pd = to_mroce_pd(srq->ibsrq.pd)->id,
+			.depth = srq->q.r.size,
+			.limit = srq->limit,
+		},
+	};
+
+	return mroce_ofl_cmd(to_mroce_dev(srq->ibsrq.device), &c);
+}
+
+/* tell the device's offload of @mr, in @pd (MROCE_OFL_OBJECTS) */
+int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags)
+{
+	static const u8 kinds[] = {
+		[MROCE_MR_USER] = MROCE_OFL_MR_USER,
+		[MROCE_MR_DMA] = MROCE_OFL_MR_DMA,
+		[MROCE_MR_FRWR] = MROCE_OFL_MR_FRWR,
+		[MROCE_MR_DMABUF] = MROCE_OFL_MR_DMABUF,
+	};
+	struct mroce_ofl_cmd c = {
+		.op = op,
+		.flags = flags,
+		.id = mr->id,
+		.mr = {
+			.pd = to_mroce_pd(pd)->id,
+			.key = mr->key,
+			.access = mr->access,
+			.kind = kinds[mr->type],
+			.iova = mr->iova,
+			.length = mr->length,
+		},
+	};
+
+	return mroce_ofl_cmd(to_mroce_dev(pd->device), &c);
+}
+
+/* tell the device's offload of @mw (MROCE_OFL_OBJECTS) */
+int mroce_ofl_mw_cmd(struct mroce_mw *mw, u8 op)
+{
+	struct mroce_ofl_cmd c = {
+		.op = op,
+		.id = mw->id,
+		.mw = {
+			.pd = to_mroce_pd(mw->ibmw.pd)->id,
+			.key = mw->rkey,
+			.type = mw->ibmw.type,
+		},
+	};
+
+	return mroce_ofl_cmd(to_mroce_dev(mw->ibmw.device), &c);
+}
+
+static u32 cq_id(struct ib_cq *ibcq)
+{
+	return ibcq ? to_mroce_cq(ibcq)->id : 0;
+}
+
+/* tell the device's offload of @qp, now in @state; @mask: what changed */
+int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
+		     int mask)
+{
+	struct ib_qp *ibqp = &qp->ibqp;
+	const struct sockaddr_storage *d = &qp->av.daddr;
+	struct mroce_ofl_cmd c = {
+		.op = op,
+		.id = ibqp->qp_num,
+		.qp = {
+			.pd = to_mroce_pd(ibqp->pd)->id,
+			.send_cq = cq_id(ibqp->send_cq),
+			.recv_cq = cq_id(ibqp->recv_cq),
+			.srq = qp->srq ? qp->srq->id : 0,
+			.type = ibqp->qp_type,
+			.state = state,
+			.attr_mask = mask,
+			.dest_qpn = qp->attr.dest_qp_num,
+			.qkey = qp->attr.qkey,
+			.access = qp->attr.qp_access_flags,
+		},
+	};
+
+	if (mroce_qp_is_conn(qp) && d->ss_family == AF_INET) {
+		c.qp.family = AF_INET;
+		c.qp.daddr.v4 = ((const struct sockaddr_in *)d)->sin_addr.s_addr;
+	} else if (mroce_qp_is_conn(qp) && d->ss_family == AF_INET6) {
+		c.qp.family = AF_INET6;
+		c.qp.daddr.v6 = ((const struct sockaddr_in6 *)d)->sin6_addr;
+	}
+	return mroce_ofl_cmd(mroce_qp_dev(qp), &c);
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Object commands (include/mroce/offload.h, MROCE_OFL_OBJECTS): each verbs
+ * object described to the device's offload. All in process context; each
+ * returns 0 without an offload that takes the commands, else its answer.
+ * Where each verb issues them: Documentation/offload.rst, "Object
+ * commands".
+ */
+#ifndef MROCE_OFLCMD_H
+#define MROCE_OFLCMD_H
+
+#include <linux/types.h>
+#include <rdma/ib_verbs.h>
+
+struct mroce_cq;
+struct mroce_dev;
+struct mroce_mr;
+struct mroce_mw;
+struct mroce_ofl_cmd;
+struct mroce_qp;
+struct mroce_srq;
+
+int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c);
+int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, u32 depth, u32 vector);
+int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op);
+/* @pd: the MR's (the core sets ibmr.pd only after a registration) */
+int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags);
+int mroce_ofl_mw_cmd(struct mroce_mw *mw, u8 op);
+/* @state: the QP's after the command; @mask: the attributes it set */
+int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
+		     int mask);
+
+#endif /* MROCE_OFLCMD_H */

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The software NIC's object tables and the shadow check (shadow.h).
+ *
+ * A NIC that runs the datapath knows a device's objects only from the
+ * host's commands. While mroce's engine still moves the data, swnic keeps
+ * the tables such a NIC would keep and checks each DATA and UD packet it
+ * carries against them:
+ *
+ *  - sent (mroce's): the source QP was created and, for RC/UC, told of an
+ *    RTR whose dest_qpn is the packet's destination stream. A miss is a
+ *    hole in the boundary: a NIC could not have sent that packet.
+ *  - received: the destination QP exists, and the rkey of a WRITE, READ
+ *    or ATOMIC names an MR or MW of the QP's PD whose rights and range
+ *    allow the access. From a mroce peer in a test's traffic, a miss is
+ *    a hole (mroce placed data a NIC would have refused); from a hostile
+ *    peer it is what the NIC must refuse, so it is counted apart.
+ *
+ * Keys changed by work requests (FRWR's REG_MR, MW binds) are checked by
+ * their index only: at the datapath level those requests travel in the
+ * send queue, not as commands.
+ *
+ * Locking: commands are serialised by sh->lock; the packet checks read
+ * the QP and key tables under RCU. An entry is never changed in place: a
+ * command replaces it (xa_store) and frees the old one after a grace
+ * period, so a reader sees one command's state or the next one's.
+ */
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <rdma/ib_verbs.h>
+
+#include "wire.h"
+#include "shadow.h"
+
+/* destroyed QPs and keys remembered, to tell late packets from holes */
+#define SH_MAX_TOMBS	65536
+#define SH_KIND_MW	0x80	/* struct shadow_key.kind: a memory window */
+
+static const char *const sh_names[SH_NSTATS] = {
+	[SH_CMDS] = "shadow_cmds",
+	[SH_CMD_REFUSED] = "shadow_cmd_refused",
+	[SH_TX_CHECKED] = "shadow_tx_checked",
+	[SH_RX_CHECKED] = "shadow_rx_checked",
+	[SH_TX_UNKNOWN_QP] = "shadow_tx_unknown_qp",
+	[SH_TX_NO_DEST] = "shadow_tx_no_dest",
+	[SH_TX_BAD_DEST] = "shadow_tx_bad_dest",
+	[SH_RX_UNKNOWN_QP] = "shadow_rx_unknown_qp",
+	[SH_RX_UNKNOWN_KEY] = "shadow_rx_unknown_key",
+	[SH_RX_BAD_KEY] = "shadow_rx_bad_key",
+	[SH_RX_GONE_QP] = "shadow_rx_gone_qp",
+	[SH_RX_GONE_KEY] = "shadow_rx_gone_key",
+};
+
+struct shadow_qp {
+	struct rcu_head rcu;
+	u32 pd;
+	u32 dest_qpn;
+	u32 qkey;
+	u32 access;
+	u8 type;
+	u8 state;
+	bool has_dest;	/* RC/UC: an RTR since its creation or last RESET */
+	bool gone;
+};
+
+struct shadow_key {
+	struct rcu_head rcu;
+	u32 pd;
+	u32 key;
+	u32 access;
+	u8 kind;	/* MROCE_OFL_MR_* or SH_KIND_MW */
+	bool gone;
+	u64 iova;
+	u64 length;
+};
+
+/* replace() and bury() free either kind through its rcu_head at 0 */
+static_assert(offsetof(struct shadow_qp, rcu) == 0 &&
+	      offsetof(struct shadow_key, rcu) == 0);
+
+static void sh_count(struct swnic_shadow *sh, enum shadow_stat s)
+{
+	atomic64_inc(&sh->stats[s]);
+}
+
+void swnic_shadow_init(struct swnic_shadow *sh)
+{
+	mutex_init(&sh->lock);
+	xa_init(&sh->pds);
+	xa_init(&sh->cqs);
+	xa_init(&sh->srqs);
+	xa_init(&sh->qps);
+	xa_init(&sh->keys);
+}
+
+/* detach: nothing sends or receives any more */
+void swnic_shadow_free(struct swnic_shadow *sh)
+{
+	unsigned long i;
+	void *e;
+
+	xa_for_each(&sh->qps, i, e)
+		kfree(e);
+	xa_for_each(&sh->keys, i, e)
+		kfree(e);
+	xa_destroy(&sh->qps);
+	xa_destroy(&sh->keys);
+	xa_destroy(&sh->pds);
+	xa_destroy(&sh->cqs);
+	xa_destroy(&sh->srqs);
+}
+
+/* --- commands (sh->lock) -------------------------------------------------- */
+
+static bool has(struct xarray *xa, u32 id)
+{
+	return id && xa_load(xa, id);
+}
+
+static int id_create(struct xarray *xa, u32 id)
+{
+	if (!id)
+		return -EINVAL;
+	return xa_insert(xa, id, xa_mk_value(1), GFP_KERNEL) == -EBUSY ?
+	       -EEXIST : 0;
+}
+
+static int id_destroy(struct xarray *xa, u32 id)
+{
+	return xa_erase(xa, id) ? 0 : -ENOENT;
+}
+
+/* put @e in place of @old, the entry at @id (live, a tombstone or NULL) */
+static int replace(struct xarray *xa, u32 id, void *e, void *old)
+{
+	void *was = xa_store(xa, id, e, GFP_KERNEL);
+
+	if (xa_is_err(was)) {
+		kfree(e);
+		return xa_err(was);
+	}
+	if (old)
+		kfree_rcu((struct shadow_qp *)old, rcu);
+	return 0;
+}
+
+/*
+ * Destroy the live entry @old at @id: a tombstone while there is room,
+ * else nothing (a late packet then counts as unknown).
+ */
+static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id,
+		 void *old, size_t size)
+{
+	void *tomb = NULL;
+
+	if (sh->tombs < SH_MAX_TOMBS)
+		tomb = kmemdup(old, size, GFP_KERNEL);
+	if (tomb) {
+		if (xa == &sh->qps)
+			((struct shadow_qp *)tomb)->gone = true;
+		else
+			((struct shadow_key *)tomb)->gone = true;
+		if (!xa_is_err(xa_store(xa, id, tomb, GFP_KERNEL))) {
+			sh->tombs++;
+			kfree_rcu((struct shadow_qp *)old, rcu);
+			return;
+		}
+		kfree(tomb);
+	}
+	xa_erase(xa, id);
+	kfree_rcu((struct shadow_qp *)old, rcu);
+}
+
+/* a live entry, or NULL; a tombstone is reused by the next CREATE */
+static void *live(struct swnic_shadow *sh, struct xarray *xa, u32 id,
+		  bool *tomb)
+{
+	void *e = xa_load(xa, id);
+	bool gone;
+
+	if (!e)
+		return NULL;
+	gone = xa == &sh->qps ? ((struct shadow_qp *)e)->gone :
+				((struct shadow_key *)e)->gone;
+	if (tomb)
+		*tomb = gone;
+	return gone ? NULL : e;
+}
+
+static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
+		      bool mw)
+{
+	bool rereg = !mw && c->flags & MROCE_OFL_CF_REPLACE;
+	u32 pd = mw ? c->mw.pd : c->mr.pd, key = mw ? c->mw.key : c->mr.key;
+	struct shadow_key *old, *k;
+	bool tomb = false;
+
+	if (!has(&sh->pds, pd))
+		return -ENOENT;
+	if (!c->id || key >> 8 != c->id)
+		return -EINVAL;
+	old = live(sh, &sh->keys, c->id, &tomb);
+	/* a rereg replaces a user MR; anything else takes a free index */
+	if (rereg && (!old || old->kind != MROCE_OFL_MR_USER))
+		return -ENOENT;
+	if (!rereg && old)
+		return -EEXIST;
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	if (!k)
+		return -ENOMEM;
+	k->pd = pd;
+	k->key = key;
+	if (mw) {
+		if (c->mw.type != IB_MW_TYPE_1 && c->mw.type != IB_MW_TYPE_2)
+			goto einval;
+		k->kind = SH_KIND_MW;
+	} else {
+		k->kind = c->mr.kind;
+		k->access = c->mr.access;
+		k->iova = c->mr.iova;
+		k->length = c->mr.length;
+		switch (k->kind) {
+		case MROCE_OFL_MR_USER:
+		case MROCE_OFL_MR_DMABUF:
+			if (!k->length || k->iova + k->length < k->iova)
+				goto einval;
+			break;
+		case MROCE_OFL_MR_DMA:
+		case MROCE_OFL_MR_FRWR:
+			break;
+		default:
+			goto einval;
+		}
+	}
+	if (tomb)	/* the index is reused: the tombstone goes */
+		sh->tombs--;
+	return replace(&sh->keys, c->id, k, xa_load(&sh->keys, c->id));
+einval:
+	kfree(k);
+	return -EINVAL;
+}
+
+static int key_destroy(struct swnic_shadow *sh, u32 id, bool mw)
+{
+	struct shadow_key *k = live(sh, &sh->keys, id, NULL);
+
+	if (!k || (k->kind == SH_KIND_MW) != mw)
+		return -ENOENT;
+	bury(sh, &sh->keys, id, k, sizeof(*k));
+	return 0;
+}
+
+static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
+{
+	const struct mroce_ofl_qp *a = &c->qp;
+	struct shadow_qp *q;
+	bool tomb = false;
+
+	if (!c->id)
+		return -EINVAL;
+	if (live(sh, &sh->qps, c->id, &tomb))
+		return -EEXIST;
+	if (!has(&sh->pds, a->pd) || !has(&sh->cqs, a->send_cq) ||
+	    !has(&sh->cqs, a->recv_cq) || (a->srq && !has(&sh->srqs, a->srq)))
+		return -ENOENT;
+	if (a->type != IB_QPT_RC && a->type != IB_QPT_UC &&
+	    a->type != IB_QPT_UD && a->type != IB_QPT_GSI)
+		return -EOPNOTSUPP;
+	if (a->state != IB_QPS_RESET)
+		return -EINVAL;
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q->pd = a->pd;
+	q->type = a->type;
+	q->state = IB_QPS_RESET;
+	if (tomb)
+		sh->tombs--;
+	return replace(&sh->qps, c->id, q, xa_load(&sh->qps, c->id));
+}
+
+static bool connected(u8 type)
+{
+	return type == IB_QPT_RC || type == IB_QPT_UC;
+}
+
+static int qp_modify(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
+{
+	const struct mroce_ofl_qp *a = &c->qp;
+	struct shadow_qp *old = live(sh, &sh->qps, c->id, NULL), *q;
+
+	if (!old)
+		return -ENOENT;
+	if (a->state > IB_QPS_ERR)
+		return -EINVAL;
+	if (connected(old->type) && a->state == IB_QPS_RTR &&
+	    a->family != AF_INET && a->family != AF_INET6)
+		return -EINVAL;
+	q = kmemdup(old, sizeof(*old), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	q->state = a->state;
+	q->qkey = a->qkey;
+	q->access = a->access;
+	if (a->state == IB_QPS_RESET || a->state == IB_QPS_INIT)
+		q->has_dest = false;
+	if (connected(q->type) && a->state == IB_QPS_RTR) {
+		q->has_dest = true;
+		q->dest_qpn = a->dest_qpn;
+	}
+	return replace(&sh->qps, c->id, q, old);
+}
+
+static int qp_destroy(struct swnic_shadow *sh, u32 id)
+{
+	struct shadow_qp *q = live(sh, &sh->qps, id, NULL);
+
+	if (!q)
+		return -ENOENT;
+	bury(sh, &sh->qps, id, q, sizeof(*q));
+	return 0;
+}
+
+static int do_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
+{
+	switch (c->op) {
+	case MROCE_OFL_CMD_PD_CREATE:
+		return id_create(&sh->pds, c->id);
+	case MROCE_OFL_CMD_PD_DESTROY:
+		return id_destroy(&sh->pds, c->id);
+	case MROCE_OFL_CMD_CQ_CREATE:
+		return c->cq.depth ? id_create(&sh->cqs, c->id) : -EINVAL;
+	case MROCE_OFL_CMD_CQ_RESIZE:
+		return !has(&sh->cqs, c->id) ? -ENOENT :
+		       c->cq.depth ? 0 : -EINVAL;
+	case MROCE_OFL_CMD_CQ_DESTROY:
+		return id_destroy(&sh->cqs, c->id);
+	case MROCE_OFL_CMD_SRQ_CREATE:
+		if (!has(&sh->pds, c->srq.pd))
+			return -ENOENT;
+		if (!c->srq.depth || c->srq.limit > c->srq.depth)
+			return -EINVAL;
+		return id_create(&sh->srqs, c->id);
+	case MROCE_OFL_CMD_SRQ_MODIFY:
+		if (!has(&sh->srqs, c->id))
+			return -ENOENT;
+		return c->srq.limit > c->srq.depth ? -EINVAL : 0;
+	case MROCE_OFL_CMD_SRQ_DESTROY:
+		return id_destroy(&sh->srqs, c->id);
+	case MROCE_OFL_CMD_MR_CREATE:
+		return key_create(sh, c, false);
+	case MROCE_OFL_CMD_MR_DESTROY:
+		return key_destroy(sh, c->id, false);
+	case MROCE_OFL_CMD_MW_CREATE:
+		return c->flags ? -EINVAL : key_create(sh, c, true);
+	case MROCE_OFL_CMD_MW_DESTROY:
+		return key_destroy(sh, c->id, true);
+	case MROCE_OFL_CMD_QP_CREATE:
+		return qp_create(sh, c);
+	case MROCE_OFL_CMD_QP_MODIFY:
+		return qp_modify(sh, c);
+	case MROCE_OFL_CMD_QP_DESTROY:
+		return qp_destroy(sh, c->id);
+	}
+	return -EOPNOTSUPP;
+}
+
+int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
+{
+	int err;
+
+	if (c->version != MROCE_OFL_CMD_VERSION)
+		err = -EPROTO;
+	else if (c->flags & ~MROCE_OFL_CF_REPLACE ||
+		 (c->flags && c->op != MROCE_OFL_CMD_MR_CREATE))
+		err = -EINVAL;
+	else {
+		mutex_lock(&sh->lock);
+		err = do_cmd(sh, c);
+		mutex_unlock(&sh->lock);
+	}
+	sh_count(sh, err ? SH_CMD_REFUSED : SH_CMDS);
+	return err;
+}
+
+/* --- the packet checks (RCU) ---------------------------------------------- */
+
+/* the received packet as the wire code reads it; false: not DATA or UD */
+static bool sh_parse(struct sk_buff *skb, struct mre_pkt *p, bool pull)
+{
+	u8 type;
+
+	if (skb->len < MRE_COMMON_LEN ||
+	    (pull && !pskb_may_pull(skb, MRE_COMMON_LEN)))
+		return false;
+	type = skb->data[0] & 0xf;
+	if (type != MRE_T_DATA && type != MRE_T_UD)
+		return false;
+	/* the fixed header only: the parser reads no payload */
+	if (pull && !pskb_may_pull(skb, min_t(u32, skb->len, MRE_MAX_HDR_LEN)))
+		return false;
+	if (skb_headlen(skb) < min_t(u32, skb->len, MRE_MAX_HDR_LEN))
+		return false;
+	return mre_wire_parse(skb->data, skb->len, p) == MRE_PARSE_OK;
+}
+
+/* what a packet's source QP must be to have sent it */
+static enum shadow_stat tx_check(const struct shadow_qp *q,
+				 const struct mre_pkt *p)
+{
+	if (!q || q->gone)
+		return SH_TX_UNKNOWN_QP;
+	if (p->type == MRE_T_UD)
+		return connected(q->type) ? SH_TX_UNKNOWN_QP : SH_NSTATS;
+	if (!connected(q->type))
+		return SH_TX_UNKNOWN_QP;
+	if (!q->has_dest)
+		return SH_TX_NO_DEST;
+	return p->data.dst_stream == q->dest_qpn ? SH_NSTATS : SH_TX_BAD_DEST;
+}
+
+void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb)
+{
+	enum shadow_stat bad;
+	struct mre_pkt p;
+	u32 qpn;
+
+	if (!sh_parse((struct sk_buff *)skb, &p, false))
+		return;
+	/* a NAK may answer a stream that does not exist; a NOP has none */
+	if (p.type == MRE_T_DATA &&
+	    (p.data.op == MRE_OP_NAK || p.data.op == MRE_OP_NOP))
+		return;
+	qpn = p.type == MRE_T_UD ? p.ud.src_qpn : p.data.src_stream;
+	sh_count(sh, SH_TX_CHECKED);
+	rcu_read_lock();
+	bad = tx_check(xa_load(&sh->qps, qpn), &p);
+	rcu_read_unlock();
+	if (bad != SH_NSTATS)
+		sh_count(sh, bad);
+}
+
+/* the rights a remote request needs of its QP and of the MR (0: none) */
+static u32 right_of(u8 op)
+{
+	switch (op) {
+	case MRE_OP_WRITE:
+		return IB_ACCESS_REMOTE_WRITE;
+	case MRE_OP_READ_REQ:
+		return IB_ACCESS_REMOTE_READ;
+	case MRE_OP_ATOMIC_REQ:
+		return IB_ACCESS_REMOTE_ATOMIC;
+	}
+	return 0;
+}
+
+/* may @q's peer reach [raddr, raddr + mlen) through @rkey for @op? */
+static enum shadow_stat key_check(struct swnic_shadow *sh,
+				  const struct shadow_qp *q,
+				  const struct mre_pkt_data *d)
+{
+	const struct shadow_key *k = xa_load(&sh->keys, d->rkey >> 8);
+	u32 right = right_of(d->op);
+
+	if (!k)
+		return SH_RX_UNKNOWN_KEY;
+	if (k->gone)
+		return SH_RX_GONE_KEY;
+	if (k->pd != q->pd || (right && !(q->access & right)))
+		return SH_RX_BAD_KEY;
+	/* windows and FRWR MRs are keyed by work requests: the index only */
+	if (k->kind == SH_KIND_MW || k->kind == MROCE_OFL_MR_FRWR)
+		return SH_NSTATS;
+	if (k->key != d->rkey || (right && !(k->access & right)))
+		return SH_RX_BAD_KEY;
+	if (k->kind == MROCE_OFL_MR_DMA ||
+	    (d->op == MRE_OP_FLUSH_REQ && d->fflags & MRE_FLUSH_MR))
+		return SH_NSTATS;
+	if (d->raddr < k->iova || d->raddr - k->iova > k->length ||
+	    d->mlen > k->length - (d->raddr - k->iova))
+		return SH_RX_BAD_KEY;
+	return SH_NSTATS;
+}
+
+static enum shadow_stat rx_check(struct swnic_shadow *sh,
+				 const struct mre_pkt *p)
+{
+	const struct mre_pkt_data *d = &p->data;
+	const struct shadow_qp *q;
+
+	q = xa_load(&sh->qps, p->type == MRE_T_UD ? p->ud.dst_qpn :
+						    d->dst_stream);
+	if (!q)
+		return SH_RX_UNKNOWN_QP;
+	if (q->gone)
+		return SH_RX_GONE_QP;
+	if (p->type == MRE_T_UD || !d->mlen)
+		return SH_NSTATS;
+	switch (d->op) {
+	case MRE_OP_WRITE:
+	case MRE_OP_READ_REQ:
+	case MRE_OP_ATOMIC_REQ:
+	case MRE_OP_ATOMIC_WRITE_REQ:
+	case MRE_OP_FLUSH_REQ:
+		return key_check(sh, q, d);
+	}
+	return SH_NSTATS;
+}
+
+void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb)
+{
+	enum shadow_stat bad;
+	struct mre_pkt p;
+
+	if (!sh_parse(skb, &p, true))
+		return;
+	if (p.type == MRE_T_DATA && p.data.op == MRE_OP_NOP)
+		return;
+	/* multicast UD (IB_MULTICAST_QPN): a group, not a QP */
+	if (p.type == MRE_T_UD && p.ud.dst_qpn == IB_MULTICAST_QPN)
+		return;
+	sh_count(sh, SH_RX_CHECKED);
+	rcu_read_lock();
+	bad = rx_check(sh, &p);
+	rcu_read_unlock();
+	if (bad != SH_NSTATS)
+		sh_count(sh, bad);
+}
+
+void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh)
+{
+	int i;
+
+	for (i = 0; i < SH_NSTATS; i++)
+		seq_printf(m, "%s %lld\n", sh_names[i],
+			   (long long)atomic64_read(&sh->stats[i]));
+}

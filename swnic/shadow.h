@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The software NIC's object tables (include/mroce/offload.h,
+ * MROCE_OFL_OBJECTS): what mroce's commands told it of a device's PDs,
+ * CQs, SRQs, MRs, MWs and QPs, and the check that every MetaRoCE packet it
+ * carries names only objects it was told of ("shadow mode": mroce's engine
+ * still moves the data).
+ */
+#ifndef SWNIC_SHADOW_H
+#define SWNIC_SHADOW_H
+
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/xarray.h>
+
+#include <mroce/offload.h>
+
+struct seq_file;
+struct sk_buff;
+
+enum shadow_stat {
+	SH_CMDS,		/* commands carried out */
+	SH_CMD_REFUSED,		/* commands refused (an errno to mroce) */
+	SH_TX_CHECKED,		/* DATA and UD packets mroce sent, checked */
+	SH_RX_CHECKED,		/* DATA and UD packets received, checked */
+	/* holes: what mroce sent names no object in the state it needs */
+	SH_TX_UNKNOWN_QP,	/* source QP never told of, or destroyed */
+	SH_TX_NO_DEST,		/* RC/UC source QP not told of an RTR */
+	SH_TX_BAD_DEST,		/* destination stream not the QP's dest_qpn */
+	/* received: holes when the peer is mroce, hostile input otherwise */
+	SH_RX_UNKNOWN_QP,	/* destination QP never told of */
+	SH_RX_UNKNOWN_KEY,	/* rkey whose index names no MR or MW */
+	SH_RX_BAD_KEY,		/* rkey, PD, rights or range the tables refuse */
+	/* received, not holes: late packets for objects destroyed since */
+	SH_RX_GONE_QP,
+	SH_RX_GONE_KEY,
+	SH_NSTATS
+};
+
+struct swnic_shadow {
+	struct mutex lock;	/* commands, one at a time */
+	struct xarray pds, cqs, srqs;	/* ids present: xa_mk_value(1) */
+	struct xarray qps;	/* struct shadow_qp, RCU readers */
+	struct xarray keys;	/* struct shadow_key by key index, RCU */
+	u32 tombs;		/* entries kept for destroyed QPs and keys */
+	atomic64_t stats[SH_NSTATS];
+};
+
+void swnic_shadow_init(struct swnic_shadow *sh);
+void swnic_shadow_free(struct swnic_shadow *sh);
+int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
+/* @skb: data at the MetaRoCE header; RX may pull headers into the head */
+void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb);
+void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb);
+void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh);
+
+#endif /* SWNIC_SHADOW_H */
