@@ -305,6 +305,8 @@ int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	unsigned long irqflags;
 	int ret = 0;
 
+	if (static_branch_unlikely(&mroce_ofl_in_use))
+		mroce_ofl_cq_arm(cq, flags & IB_CQ_SOLICITED_MASK);
 	spin_lock_irqsave(&cq->lock, irqflags);
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;

@@ -246,8 +246,6 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 	return 0;
 }
 
-/* on while a device uses an offload (offload.c counts them) */
-DEFINE_STATIC_KEY_FALSE(mroce_ofl_in_use);
 
 /* what an offload needs to frame a packet queued by mroce_net_queue() */
 static void tx_desc(const struct mroce_dev *mdev, const struct sk_buff *skb,

@@ -43,12 +43,6 @@ int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
 
 /* software datapath: send a packet queued by mroce_net_queue() */
 int mroce_net_xmit(struct mroce_dev *mdev, struct sk_buff *skb);
-/*
- * On while some device runs on an offload (offload.c): only then does the
- * batch flush look at a device's offload, so without one every packet goes
- * to mroce_net_xmit() by a direct call.
- */
-DECLARE_STATIC_KEY_FALSE(mroce_ofl_in_use);
 
 /* the destination address of a received packet (network header still set) */
 void mroce_net_dst(const struct sk_buff *skb, struct sockaddr_storage *sa);

@@ -55,7 +55,7 @@ static int ofl_check(const struct mroce_offload *ofl)
 		return -EOPNOTSUPP;
 	if (ofl->caps & MROCE_OFL_PACKETS && !ofl->xmit)
 		return -EINVAL;
-	if (ofl->caps & MROCE_OFL_OBJECTS && !ofl->cmd)
+	if (ofl->caps & MROCE_OFL_OBJECTS ? !ofl->cmd : ofl->cmd || ofl->doorbell)
 		return -EINVAL;
 	if (!ofl->plane_add != !ofl->plane_del)
 		return -EINVAL;

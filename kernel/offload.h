@@ -18,6 +18,7 @@
 #ifndef MROCE_OFFLOAD_H
 #define MROCE_OFFLOAD_H
 
+#include <linux/jump_label.h>
 #include <linux/types.h>
 #include <mroce/offload.h>
 
@@ -33,6 +34,14 @@ struct mroce_ofl_port {
 	/* object commands carried out and refused (sysfs ofl_cmds, ...) */
 	atomic64_t cmds, cmd_errors;
 };
+
+/*
+ * On while some device runs on an offload (offload.c counts them; defined
+ * in oflcmd.c, which calls nothing of the glue): only then does the batch
+ * flush look at a device's offload, so without one every packet goes to
+ * mroce_net_xmit() by a direct call; the doorbells test it likewise.
+ */
+DECLARE_STATIC_KEY_FALSE(mroce_ofl_in_use);
 
 int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name);
 void mroce_ofl_dev_stop(struct mroce_dev *mdev);

@@ -6,6 +6,7 @@
  * issues its command is in Documentation/offload.rst ("Object commands");
  * the software datapath pays one test per verb.
  */
+#include <linux/log2.h>
 #include <rdma/ib_verbs.h>
 
 #include "cq.h"
@@ -14,6 +15,8 @@
 #include "qp.h"
 #include "srq.h"
 #include "mroce.h"
+
+DEFINE_STATIC_KEY_FALSE(mroce_ofl_in_use);
 
 static const char *const cmd_names[MROCE_OFL_CMD_MAX] = {
 	[MROCE_OFL_CMD_PD_CREATE] = "PD_CREATE",
@@ -160,6 +163,8 @@ int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 			.dest_qpn = qp->attr.dest_qp_num,
 			.qkey = qp->attr.qkey,
 			.access = qp->attr.qp_access_flags,
+			.sq_log2 = ilog2(qp->sq.r.size),
+			.rq_log2 = qp->srq ? 0 : ilog2(qp->rq.r.size),
 		},
 	};
 
@@ -171,4 +176,36 @@ int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 		c.qp.daddr.v6 = ((const struct sockaddr_in6 *)d)->sin6_addr;
 	}
 	return mroce_ofl_cmd(mroce_qp_dev(qp), &c);
+}
+
+/* the offload's doorbell op, if the device has one that takes them */
+static const struct mroce_offload *db_ofl(struct mroce_dev *mdev)
+{
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+
+	return ofl && ofl->caps & MROCE_OFL_OBJECTS && ofl->doorbell ? ofl :
+								       NULL;
+}
+
+/* @qp's send ring was produced to: its producer index, as the ring says */
+void mroce_ofl_sq_doorbell(struct mroce_qp *qp)
+{
+	struct mroce_dev *mdev = mroce_qp_dev(qp);
+	const struct mroce_offload *ofl = db_ofl(mdev);
+
+	if (ofl)
+		ofl->doorbell(mdev->ofl.priv,
+			      MROCE_OFL_DBQ(MROCE_OFL_DB_SQ, qp->ibqp.qp_num),
+			      mre_ring_load_acquire(&qp->sq.r.hdr->prod));
+}
+
+/* @cq was armed for the next (@flags IB_CQ_NEXT_COMP) or solicited CQE */
+void mroce_ofl_cq_arm(struct mroce_cq *cq, u32 flags)
+{
+	struct mroce_dev *mdev = to_mroce_dev(cq->ibcq.device);
+	const struct mroce_offload *ofl = db_ofl(mdev);
+
+	if (ofl)
+		ofl->doorbell(mdev->ofl.priv,
+			      MROCE_OFL_DBQ(MROCE_OFL_DB_CQ_ARM, cq->id), flags);
 }

@@ -30,4 +30,11 @@ int mroce_ofl_mw_cmd(struct mroce_mw *mw, u8 op);
 int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 		     int mask);
 
+/*
+ * Doorbells (MROCE_OFL_DB_*), any context: callers test mroce_ofl_in_use
+ * (offload.h) first, so that the software datapath pays no call.
+ */
+void mroce_ofl_sq_doorbell(struct mroce_qp *qp);
+void mroce_ofl_cq_arm(struct mroce_cq *cq, u32 flags);
+
 #endif /* MROCE_OFLCMD_H */

@@ -9,6 +9,7 @@
 #include "batch.h"
 #include "comp.h"
 #include "mr.h"
+#include "oflcmd.h"
 #include "post.h"
 #include "qp.h"
 #include "req.h"
@@ -141,6 +142,8 @@ void mroce_post_kick_work(struct work_struct *work)
  */
 static void doorbell(struct mroce_qp *qp)
 {
+	if (static_branch_unlikely(&mroce_ofl_in_use))
+		mroce_ofl_sq_doorbell(qp);
 	if (irqs_disabled()) {
 		schedule_work(&qp->kick_work);
 		return;

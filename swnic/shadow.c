@@ -20,10 +20,15 @@
  * their index only: at the datapath level those requests travel in the
  * send queue, not as commands.
  *
- * Locking: commands are serialised by sh->lock; the packet checks read
- * the QP and key tables under RCU. An entry is never changed in place: a
- * command replaces it (xa_store) and frees the old one after a grace
- * period, so a reader sees one command's state or the next one's.
+ * Doorbells are checked too: each names a QP or CQ the NIC was told of,
+ * and an SQ's producer index moves ahead by at most the ring's depth.
+ *
+ * Locking: commands are serialised by sh->lock; the packet and doorbell
+ * checks read the QP and key tables under RCU. A CREATE or a rereg puts
+ * a new entry in (xa_store) and frees the one it replaces after a grace
+ * period; MODIFY and DESTROY change a QP's or key's entry in place, field
+ * by field (READ_ONCE/WRITE_ONCE; a QP's dest_qpn is written before
+ * has_dest is released), so the SQ's last doorbell index lives on.
  */
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -52,6 +57,10 @@ static const char *const sh_names[SH_NSTATS] = {
 	[SH_RX_BAD_KEY] = "shadow_rx_bad_key",
 	[SH_RX_GONE_QP] = "shadow_rx_gone_qp",
 	[SH_RX_GONE_KEY] = "shadow_rx_gone_key",
+	[SH_DB] = "shadow_db",
+	[SH_DB_UNKNOWN] = "shadow_db_unknown",
+	[SH_DB_BAD_INDEX] = "shadow_db_bad_index",
+	[SH_DB_STALE] = "shadow_db_stale",
 };
 
 struct shadow_qp {
@@ -60,6 +69,8 @@ struct shadow_qp {
 	u32 dest_qpn;
 	u32 qkey;
 	u32 access;
+	u32 sq_depth;
+	atomic_t sq_last;	/* the last SQ doorbell's producer index */
 	u8 type;
 	u8 state;
 	bool has_dest;	/* RC/UC: an RTR since its creation or last RESET */
@@ -148,30 +159,20 @@ static int replace(struct xarray *xa, u32 id, void *e, void *old)
 }
 
 /*
- * Destroy the live entry @old at @id: a tombstone while there is room,
- * else nothing (a late packet then counts as unknown).
+ * Destroy the live entry @e at @id: it stays, marked @gone, while there
+ * is room for such tombstones (late packets for it are told from holes),
+ * else it goes.
  */
 static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id,
-		 void *old, size_t size)
+		 void *e, bool *gone)
 {
-	void *tomb = NULL;
-
-	if (sh->tombs < SH_MAX_TOMBS)
-		tomb = kmemdup(old, size, GFP_KERNEL);
-	if (tomb) {
-		if (xa == &sh->qps)
-			((struct shadow_qp *)tomb)->gone = true;
-		else
-			((struct shadow_key *)tomb)->gone = true;
-		if (!xa_is_err(xa_store(xa, id, tomb, GFP_KERNEL))) {
-			sh->tombs++;
-			kfree_rcu((struct shadow_qp *)old, rcu);
-			return;
-		}
-		kfree(tomb);
+	if (sh->tombs < SH_MAX_TOMBS) {
+		WRITE_ONCE(*gone, true);
+		sh->tombs++;
+		return;
 	}
 	xa_erase(xa, id);
-	kfree_rcu((struct shadow_qp *)old, rcu);
+	kfree_rcu((struct shadow_qp *)e, rcu);
 }
 
 /* a live entry, or NULL; a tombstone is reused by the next CREATE */
@@ -183,8 +184,8 @@ static void *live(struct swnic_shadow *sh, struct xarray *xa, u32 id,
 
 	if (!e)
 		return NULL;
-	gone = xa == &sh->qps ? ((struct shadow_qp *)e)->gone :
-				((struct shadow_key *)e)->gone;
+	gone = xa == &sh->qps ? READ_ONCE(((struct shadow_qp *)e)->gone) :
+				READ_ONCE(((struct shadow_key *)e)->gone);
 	if (tomb)
 		*tomb = gone;
 	return gone ? NULL : e;
@@ -249,7 +250,7 @@ static int key_destroy(struct swnic_shadow *sh, u32 id, bool mw)
 
 	if (!k || (k->kind == SH_KIND_MW) != mw)
 		return -ENOENT;
-	bury(sh, &sh->keys, id, k, sizeof(*k));
+	bury(sh, &sh->keys, id, k, &k->gone);
 	return 0;
 }
 
@@ -269,7 +270,8 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	if (a->type != IB_QPT_RC && a->type != IB_QPT_UC &&
 	    a->type != IB_QPT_UD && a->type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
-	if (a->state != IB_QPS_RESET)
+	if (a->state != IB_QPS_RESET || a->sq_log2 > 24 || a->rq_log2 > 24 ||
+	    (a->srq && a->rq_log2))
 		return -EINVAL;
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
@@ -277,6 +279,7 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	q->pd = a->pd;
 	q->type = a->type;
 	q->state = IB_QPS_RESET;
+	q->sq_depth = 1U << a->sq_log2;
 	if (tomb)
 		sh->tombs--;
 	return replace(&sh->qps, c->id, q, xa_load(&sh->qps, c->id));
@@ -290,28 +293,29 @@ static bool connected(u8 type)
 static int qp_modify(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 {
 	const struct mroce_ofl_qp *a = &c->qp;
-	struct shadow_qp *old = live(sh, &sh->qps, c->id, NULL), *q;
+	struct shadow_qp *q = live(sh, &sh->qps, c->id, NULL);
 
-	if (!old)
+	if (!q)
 		return -ENOENT;
 	if (a->state > IB_QPS_ERR)
 		return -EINVAL;
-	if (connected(old->type) && a->state == IB_QPS_RTR &&
+	if (connected(q->type) && a->state == IB_QPS_RTR &&
 	    a->family != AF_INET && a->family != AF_INET6)
 		return -EINVAL;
-	q = kmemdup(old, sizeof(*old), GFP_KERNEL);
-	if (!q)
-		return -ENOMEM;
-	q->state = a->state;
-	q->qkey = a->qkey;
-	q->access = a->access;
-	if (a->state == IB_QPS_RESET || a->state == IB_QPS_INIT)
-		q->has_dest = false;
-	if (connected(q->type) && a->state == IB_QPS_RTR) {
-		q->has_dest = true;
-		q->dest_qpn = a->dest_qpn;
+	WRITE_ONCE(q->state, a->state);
+	WRITE_ONCE(q->qkey, a->qkey);
+	WRITE_ONCE(q->access, a->access);
+	if (a->state == IB_QPS_RESET) {		/* the rings start at 0 again */
+		atomic_set(&q->sq_last, 0);
+		WRITE_ONCE(q->has_dest, false);
+	} else if (a->state == IB_QPS_INIT) {
+		WRITE_ONCE(q->has_dest, false);
+	} else if (connected(q->type) && a->state == IB_QPS_RTR) {
+		WRITE_ONCE(q->dest_qpn, a->dest_qpn);
+		/* dest_qpn before the flag: tx_check()'s acquire pairs */
+		smp_store_release(&q->has_dest, true);
 	}
-	return replace(&sh->qps, c->id, q, old);
+	return 0;
 }
 
 static int qp_destroy(struct swnic_shadow *sh, u32 id)
@@ -320,7 +324,7 @@ static int qp_destroy(struct swnic_shadow *sh, u32 id)
 
 	if (!q)
 		return -ENOENT;
-	bury(sh, &sh->qps, id, q, sizeof(*q));
+	bury(sh, &sh->qps, id, q, &q->gone);
 	return 0;
 }
 
@@ -411,15 +415,17 @@ static bool sh_parse(struct sk_buff *skb, struct mre_pkt *p, bool pull)
 static enum shadow_stat tx_check(const struct shadow_qp *q,
 				 const struct mre_pkt *p)
 {
-	if (!q || q->gone)
+	if (!q || READ_ONCE(q->gone))
 		return SH_TX_UNKNOWN_QP;
 	if (p->type == MRE_T_UD)
 		return connected(q->type) ? SH_TX_UNKNOWN_QP : SH_NSTATS;
 	if (!connected(q->type))
 		return SH_TX_UNKNOWN_QP;
-	if (!q->has_dest)
+	/* pairs with qp_modify()'s release: dest_qpn is the RTR's */
+	if (!smp_load_acquire(&q->has_dest))
 		return SH_TX_NO_DEST;
-	return p->data.dst_stream == q->dest_qpn ? SH_NSTATS : SH_TX_BAD_DEST;
+	return p->data.dst_stream == READ_ONCE(q->dest_qpn) ? SH_NSTATS :
+							      SH_TX_BAD_DEST;
 }
 
 void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb)
@@ -467,9 +473,9 @@ static enum shadow_stat key_check(struct swnic_shadow *sh,
 
 	if (!k)
 		return SH_RX_UNKNOWN_KEY;
-	if (k->gone)
+	if (READ_ONCE(k->gone))
 		return SH_RX_GONE_KEY;
-	if (k->pd != q->pd || (right && !(q->access & right)))
+	if (k->pd != q->pd || (right && !(READ_ONCE(q->access) & right)))
 		return SH_RX_BAD_KEY;
 	/* windows and FRWR MRs are keyed by work requests: the index only */
 	if (k->kind == SH_KIND_MW || k->kind == MROCE_OFL_MR_FRWR)
@@ -495,7 +501,7 @@ static enum shadow_stat rx_check(struct swnic_shadow *sh,
 						    d->dst_stream);
 	if (!q)
 		return SH_RX_UNKNOWN_QP;
-	if (q->gone)
+	if (READ_ONCE(q->gone))
 		return SH_RX_GONE_QP;
 	if (p->type == MRE_T_UD || !d->mlen)
 		return SH_NSTATS;
@@ -525,6 +531,50 @@ void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb)
 	sh_count(sh, SH_RX_CHECKED);
 	rcu_read_lock();
 	bad = rx_check(sh, &p);
+	rcu_read_unlock();
+	if (bad != SH_NSTATS)
+		sh_count(sh, bad);
+}
+
+/* --- doorbells (any context) ---------------------------------------------- */
+
+/* an SQ doorbell at producer index @pi: ahead by at most the ring's depth */
+static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi)
+{
+	int last = atomic_read(&q->sq_last);
+
+	do {
+		u32 ahead = pi - (u32)last;
+
+		/* behind or at the last one: another CPU's, rung later */
+		if (!ahead || (s32)ahead < 0)
+			return SH_DB_STALE;
+		if (ahead > q->sq_depth)
+			return SH_DB_BAD_INDEX;
+	} while (!atomic_try_cmpxchg(&q->sq_last, &last, (int)pi));
+	return SH_NSTATS;
+}
+
+void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value)
+{
+	u32 id = MROCE_OFL_DBQ_ID(queue);
+	enum shadow_stat bad = SH_DB_UNKNOWN;
+	struct shadow_qp *q;
+
+	sh_count(sh, SH_DB);
+	rcu_read_lock();
+	switch (MROCE_OFL_DBQ_TYPE(queue)) {
+	case MROCE_OFL_DB_SQ:
+		q = xa_load(&sh->qps, id);
+		if (q && !READ_ONCE(q->gone))
+			bad = sq_index(q, value);
+		break;
+	case MROCE_OFL_DB_CQ_ARM:
+		if (has(&sh->cqs, id) &&
+		    (value == IB_CQ_SOLICITED || value == IB_CQ_NEXT_COMP))
+			bad = SH_NSTATS;
+		break;
+	}
 	rcu_read_unlock();
 	if (bad != SH_NSTATS)
 		sh_count(sh, bad);

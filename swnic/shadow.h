@@ -34,6 +34,11 @@ enum shadow_stat {
 	/* received, not holes: late packets for objects destroyed since */
 	SH_RX_GONE_QP,
 	SH_RX_GONE_KEY,
+	/* doorbells */
+	SH_DB,			/* doorbells rung */
+	SH_DB_UNKNOWN,		/* a hole: a queue never told of, or gone */
+	SH_DB_BAD_INDEX,	/* an SQ index ahead of the last by > depth */
+	SH_DB_STALE,		/* an SQ index behind the last (not a hole) */
 	SH_NSTATS
 };
 
@@ -52,6 +57,7 @@ int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
 /* @skb: data at the MetaRoCE header; RX may pull headers into the head */
 void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb);
 void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb);
+void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value);
 void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh);
 
 #endif /* SWNIC_SHADOW_H */

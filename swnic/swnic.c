@@ -538,6 +538,14 @@ static int swnic_cmd(void *priv, const struct mroce_ofl_cmd *c)
 	return swnic_shadow_cmd(&p->sh, c);
 }
 
+/* a doorbell from mroce (MROCE_OFL_OBJECTS): any context */
+static void swnic_doorbell(void *priv, u32 queue, u32 value)
+{
+	struct swnic_port *p = priv;
+
+	swnic_shadow_doorbell(&p->sh, queue, value);
+}
+
 /* a netdev going away gets its receive back at once (RTNL) */
 static int swnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
@@ -574,6 +582,7 @@ static struct mroce_offload swnic_offload = {
 	.plane_del = swnic_plane_del,
 	.xmit = swnic_xmit,
 	.cmd = swnic_cmd,
+	.doorbell = swnic_doorbell,
 };
 
 static int __init swnic_init(void)
@@ -583,6 +592,10 @@ static int __init swnic_init(void)
 	swnic_tx_ring = clamp(swnic_tx_ring, 16U, 65536U);
 	if (swnic_objects)
 		swnic_offload.caps |= MROCE_OFL_OBJECTS;
+	else	/* the ops of a feature not taken are refused */
+		swnic_offload.cmd = NULL;
+	if (!swnic_objects)
+		swnic_offload.doorbell = NULL;
 	err = register_netdevice_notifier(&swnic_netdev_nb);
 	if (err)
 		return err;

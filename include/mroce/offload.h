@@ -153,6 +153,8 @@ enum mroce_ofl_mr_kind {
  * @dest_qpn: RC/UC: the peer's stream (QP number) from RTR on
  * @qkey:   UD/GSI
  * @access: IB_ACCESS_REMOTE_* the QP allows
+ * @sq_log2, @rq_log2: CREATE: log2 of the send and receive rings' depths
+ *          in WQEs (@rq_log2 0 with an SRQ)
  * @family: RC/UC from RTR on: AF_INET or AF_INET6 of @daddr, the peer's
  *          address (the first plane's; a connection's other planes are
  *          the NIC's to find)
@@ -171,6 +173,9 @@ struct mroce_ofl_qp {
 		__be32 v4;
 		struct in6_addr v6;
 	} daddr;
+	u8 sq_log2;
+	u8 rq_log2;
+	u16 rsvd2;
 };
 
 /**
@@ -223,6 +228,26 @@ struct mroce_ofl_cmd {
 };
 static_assert(sizeof(struct mroce_ofl_cmd) == 64);
 
+/*
+ * Doorbells (MROCE_OFL_OBJECTS, optional op). A doorbell names its queue
+ * as type << 24 | id and carries one 32-bit value:
+ *   MROCE_OFL_DB_SQ      id: a QP; value: the send ring's producer index
+ *                        (free-running, mod 2^32): its WQEs up to there
+ *                        are posted;
+ *   MROCE_OFL_DB_CQ_ARM  id: a CQ; value: IB_CQ_SOLICITED or
+ *                        IB_CQ_NEXT_COMP, the event asked for.
+ * Receive rings and SRQs ring none: the NIC reads their producer index
+ * from the ring's header in host memory when a message needs a receive
+ * (as mlx5 reads a doorbell record). A user ring's index is written by
+ * the user: a doorbell behind the last one is stale and ignored, one more
+ * than the ring's depth ahead of it is the NIC's to detect and refuse.
+ */
+#define MROCE_OFL_DB_SQ		1
+#define MROCE_OFL_DB_CQ_ARM	2
+#define MROCE_OFL_DBQ(type, id)	((u32)(type) << 24 | ((id) & 0xffffff))
+#define MROCE_OFL_DBQ_TYPE(q)	((q) >> 24)
+#define MROCE_OFL_DBQ_ID(q)	((q) & 0xffffff)
+
 /**
  * struct mroce_offload - one offload's entry points
  * @name:    unique among registered offloads; sysfs `datapath` shows it
@@ -267,6 +292,9 @@ static_assert(sizeof(struct mroce_ofl_cmd) == 64);
  *           MODIFY fails the verb that issued it with that errno; a DESTROY
  *           cannot fail the verb (mroce logs and counts ofl_cmd_errors).
  *           @cmd is valid during the call only.
+ * @doorbell: optional, with MROCE_OFL_OBJECTS. Queue @queue has work up
+ *           to @value (see MROCE_OFL_DB_*). Any context, hard IRQs off
+ *           included; must not sleep; never fails.
  */
 struct mroce_offload {
 	const char *name;
@@ -282,12 +310,14 @@ struct mroce_offload {
 	int (*xmit)(void *priv, struct sk_buff *skb,
 		    const struct mroce_ofl_tx *tx);
 	int (*cmd)(void *priv, const struct mroce_ofl_cmd *cmd);
+	void (*doorbell)(void *priv, u32 queue, u32 value);
 };
 
 /*
  * Offer @ofl for new mroce devices. 0; -EINVAL: a member it needs is NULL
- * (plane_add without plane_del, too; cmd for MROCE_OFL_OBJECTS) or caps has
- * no level or unknown bits; -EPROTO: version mismatch;
+ * (plane_add without plane_del, too; cmd for MROCE_OFL_OBJECTS, which cmd
+ * and doorbell need) or caps has no level or unknown bits; -EPROTO: version
+ * mismatch;
  * -EOPNOTSUPP: a level this mroce does not accept; -EBUSY: another offload
  * is registered. Process context.
  */

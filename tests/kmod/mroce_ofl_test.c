@@ -104,6 +104,15 @@ static int t_xmit(void *priv, struct sk_buff *skb,
 	.claim = t_claim, .attach = t_attach, .detach = t_detach,	\
 	.xmit = t_xmit }
 
+static int doorbells;
+module_param(doorbells, int, 0444);
+
+/* any context: counted only */
+static void t_doorbell(void *priv, u32 queue, u32 value)
+{
+	doorbells++;
+}
+
 static DEFINE_MUTEX(t_cmd_lock);	/* the counts */
 
 /* the held table's commands (obj_netdev); process context */
@@ -187,6 +196,9 @@ static void bad_tables(void)
 		MROCE_OFL_DATAPATH, -EOPNOTSUPP);
 	REFUSED("OBJECTS without cmd: -EINVAL", caps,
 		MROCE_OFL_PACKETS | MROCE_OFL_OBJECTS, -EINVAL);
+	REFUSED("cmd without OBJECTS: -EINVAL", cmd, t_cmd, -EINVAL);
+	REFUSED("doorbell without OBJECTS: -EINVAL", doorbell, t_doorbell,
+		-EINVAL);
 	do {
 		struct mroce_offload o = GOOD;
 
@@ -233,6 +245,7 @@ static int __init t_init(void)
 	if (obj_netdev[0]) {
 		held.caps |= MROCE_OFL_OBJECTS;
 		held.cmd = t_cmd;
+		held.doorbell = t_doorbell;
 	}
 	if (hold && !busy)
 		expect("hold: a table stays registered",

@@ -72,13 +72,14 @@ t_wait() {
 }
 
 # swnic_no_holes DEV [tx]: the software NIC's shadow check
-# (Documentation/offload.rst, "Object commands") found no packet that names
-# an object it was not told of, and refused no command: of what mroce sent
-# (tx), or also of what DEV received (traffic between mroce devices only).
+# (Documentation/offload.rst, "Object commands") found no packet or doorbell
+# that names an object it was not told of, and refused no command: of what
+# mroce sent (tx), or also of what DEV received and no SQ index too far
+# ahead (traffic between mroce devices, well-behaved programs).
 # Prints the NIC's counters for DEV.
 swnic_no_holes() {
-	local f=/sys/kernel/debug/mroce_swnic/$1 re='cmd_refused|tx_unknown_qp|tx_no_dest|tx_bad_dest'
-	[ "${2:-}" = tx ] || re="$re|rx_unknown_qp|rx_unknown_key|rx_bad_key"
+	local f=/sys/kernel/debug/mroce_swnic/$1 re='cmd_refused|tx_unknown_qp|tx_no_dest|tx_bad_dest|db_unknown'
+	[ "${2:-}" = tx ] || re="$re|rx_unknown_qp|rx_unknown_key|rx_bad_key|db_bad_index"
 	[ -r "$f" ] || { echo "no $f"; return 1; }
 	grep '^shadow_' "$f" | paste -sd' '
 	grep -q '^shadow_cmds [1-9]' "$f" && ! grep -qE "^shadow_($re) [1-9]" "$f"

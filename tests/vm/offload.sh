@@ -65,7 +65,7 @@ topo_init && t_ok "init_net veth pair with policy routing ($C_IF $C_IP, $S_IF $S
 # ---- the registration contract, nothing else registered ----
 ofl_test
 t_ok "registration contract: every case passes ($(tail -1 /tmp/ofl.log))" test "$FAILED" = 0
-t_ok "all 20 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 20
+t_ok "all 22 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 22
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
 
 # ---- claim and attach ----
@@ -129,8 +129,8 @@ t_ok "mixed: the NIC framed and checked every frame (no tx_errors, rx_bad_*)" ba
 t_ok "mixed: mA's verbs told the NIC of every object (ofl_cmds $(cat $SYS/mA/ofl_cmds), none refused)" \
 	bash -c "[ $(cat $SYS/mA/ofl_cmds) -gt 20 ] && [ $(cat $SYS/mA/ofl_cmd_errors) = 0 ] && [ $(sw shadow_cmd_refused) = 0 ]"
 t_ok "mixed: mB, on software, issues no command (ofl_cmds $(cat $SYS/mB/ofl_cmds))" test "$(cat $SYS/mB/ofl_cmds)" = 0
-t_ok "mixed: every DATA/UD packet the NIC carried names objects it was told of (tx $(sw shadow_tx_checked), rx $(sw shadow_rx_checked) checked)" \
-	bash -c "[ $(sw shadow_tx_checked) -gt 500 ] && [ $(sw shadow_rx_checked) -gt 500 ] && swnic_no_holes mA"
+t_ok "mixed: every DATA/UD packet the NIC carried and every doorbell names objects it was told of (tx $(sw shadow_tx_checked), rx $(sw shadow_rx_checked), doorbells $(sw shadow_db))" \
+	bash -c "[ $(sw shadow_tx_checked) -gt 500 ] && [ $(sw shadow_rx_checked) -gt 500 ] && [ $(sw shadow_db) -gt 100 ] && swnic_no_holes mA"
 t_fail "rmmod mroce_swnic is refused while mA uses it" rmmod mroce_swnic
 
 # ---- the NIC's receive checks: frames with a bad UDP header (raw socket,
