@@ -8,7 +8,7 @@
 #                     (scripts/vm/build-debug-kernel.sh) in build/debug-kmod/,
 #                     for scripts/vm/run-guest.sh -D
 #   make provider     rdma-core provider build/provider/libmroce-rdmav34.so
-#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-badframe, mroce-epside, mroce-linebuf.so)
+#   make tools        guest-side helpers (build/tests/: mroce-verbs-check, mroce-xfer, mroce-wr-check, mroce-cq-check, mroce-craft, mroce-badframe, mroce-epside, mroce-asyncev, mroce-linebuf.so)
 #   make meter        the guest instruction meter: QEMU TCG plugin build/bench/libmroce-meter.so
 #                     and its verbs shim build/bench/mroce-meter-shim.so (scripts/bench-insn.sh)
 #   make unit         engine unit tests (host)      make check: all host tests
@@ -111,7 +111,8 @@ provider:
 tools: $(O)/tests/mroce-verbs-check $(O)/tests/mroce-xfer $(O)/tests/mroce-wr-check \
 	$(O)/tests/mroce-cq-check $(O)/tests/mroce-craft $(O)/tests/mroce-linebuf.so \
 	$(O)/tests/mroce-udp-ceiling $(O)/tests/mroce-badframe $(O)/tests/mroce-asuser \
-	$(O)/tests/mroce-race $(O)/tests/mroce-peers $(O)/tests/mroce-epside
+	$(O)/tests/mroce-race $(O)/tests/mroce-peers $(O)/tests/mroce-epside \
+	$(O)/tests/mroce-asyncev
 
 $(O)/tests/mroce-verbs-check: tests/vm/verbs-check.c tests/vm/tap.h provider/pabi34.h
 	@mkdir -p $(dir $@)
@@ -135,6 +136,10 @@ $(O)/tests/mroce-peers: tests/vm/peers.c tests/vm/tap.h
 
 # the kernel module's side of tests/vm/interop.sh (a libmroce-ep peer)
 $(O)/tests/mroce-epside: tests/vm/epside.c ep/sidechan.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
+
+$(O)/tests/mroce-asyncev: tests/vm/asyncev.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -Werror -std=gnu11 -o $@ $< -libverbs
 

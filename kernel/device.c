@@ -60,43 +60,49 @@ static ssize_t datapath_show(struct device *device,
 }
 static DEVICE_ATTR_RO(datapath);
 
-/* object commands its offload carried out, and refused (offload.rst) */
-static ssize_t ofl_count_show(struct device *device, char *buf, bool errors)
+/* object commands its offload carried out and refused, and its events */
+static struct mroce_ofl_port *ofl_of(struct device *device)
 {
-	struct mroce_dev *mdev =
-		rdma_device_to_drv_device(device, struct mroce_dev, ibdev);
-
-	return sysfs_emit(buf, "%lld\n", (long long)atomic64_read(errors ?
-			  &mdev->ofl.cmd_errors : &mdev->ofl.cmds));
+	return &rdma_device_to_drv_device(device, struct mroce_dev, ibdev)->ofl;
 }
 
 static ssize_t ofl_cmds_show(struct device *device,
 			     struct device_attribute *attr, char *buf)
 {
-	return ofl_count_show(device, buf, false);
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ofl_of(device)->cmds));
 }
 static DEVICE_ATTR_RO(ofl_cmds);
 
 static ssize_t ofl_cmd_errors_show(struct device *device,
 				   struct device_attribute *attr, char *buf)
 {
-	return ofl_count_show(device, buf, true);
+	return sysfs_emit(buf, "%lld\n",
+			  atomic64_read(&ofl_of(device)->cmd_errors));
 }
 static DEVICE_ATTR_RO(ofl_cmd_errors);
+
+static ssize_t ofl_events_show(struct device *device,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lld\n", atomic64_read(&ofl_of(device)->events));
+}
+static DEVICE_ATTR_RO(ofl_events);
 
 static struct attribute *mroce_dev_attrs[] = {
 	&dev_attr_mroce_abi.attr,
 	&dev_attr_datapath.attr,
 	&dev_attr_ofl_cmds.attr,
 	&dev_attr_ofl_cmd_errors.attr,
+	&dev_attr_ofl_events.attr,
 	&dev_attr_planes.attr,		/* plane.c */
 	NULL
 };
 
 /*
  * /sys/class/infiniband/NAME/: mroce_abi (what the provider matches on),
- * datapath ("software" or the offload's name), ofl_cmds and
- * ofl_cmd_errors (its object commands), and planes
+ * datapath ("software" or the offload's name), ofl_cmds,
+ * ofl_cmd_errors and ofl_events (its object commands and events), and
+ * planes
  */
 static const struct attribute_group mroce_dev_attr_group = {
 	.attrs = mroce_dev_attrs,

@@ -2,7 +2,8 @@
 /*
  * The offload boundary, mroce's side (see offload.h and
  * include/mroce/offload.h): registration, a device's attach and detach,
- * and the receive upcall. (The transmit crossing is net.c's.)
+ * the receive upcall and the event upcall. (The transmit crossing is
+ * net.c's, the object commands and doorbells oflcmd.c's.)
  *
  * At most one offload is registered at a time (there is one kind of NIC
  * per deployment in practice; a list can come when a second one exists).
@@ -29,6 +30,7 @@
 #include "net.h"
 #include "offload.h"
 #include "plane.h"
+#include "qp.h"
 #include "rx.h"
 #include "mroce.h"
 
@@ -265,3 +267,59 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb)
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(mroce_ofl_rx);
+
+/* @qp fails as the NIC said: ERR, its WQEs flushed, IB_EVENT_QP_FATAL */
+static void qp_fatal(struct mroce_qp *qp)
+{
+	spin_lock_bh(&qp->lock);
+	if (qp->state != IB_QPS_ERR)
+		mroce_qp_set_error(qp, MROCE_ST_FATAL);
+	spin_unlock_bh(&qp->lock);
+}
+
+/**
+ * mroce_ofl_event - an event of the NIC behind @port (MROCE_OFL_OBJECTS)
+ * @port: the port attach() was given
+ * @ev:   the event, as include/mroce/offload.h describes
+ *
+ * Process context or softirq. 0, -EINVAL (an unknown type), -ENOENT (no
+ * such QP), -ENODEV (the port is not attached).
+ */
+int mroce_ofl_event(struct mroce_ofl_port *port,
+		    const struct mroce_ofl_event *ev)
+{
+	struct mroce_dev *mdev = port->mdev;
+	struct mroce_qp *qp;
+	unsigned long id;
+	int err = 0;
+
+	if (ev->type != MROCE_OFL_EV_QP_FATAL &&
+	    ev->type != MROCE_OFL_EV_DEVICE_FATAL)
+		return -EINVAL;
+	rcu_read_lock();	/* the QPs, and the device while live */
+	if (!READ_ONCE(port->live)) {
+		err = -ENODEV;
+	} else if (ev->type == MROCE_OFL_EV_QP_FATAL) {
+		qp = mroce_qp_lookup(mdev, ev->id);
+		if (qp)
+			qp_fatal(qp);
+		else
+			err = -ENOENT;
+	} else {
+		struct ib_event iev = {
+			.device = &mdev->ibdev,
+			.event = IB_EVENT_DEVICE_FATAL,
+		};
+
+		xa_for_each(&mdev->qps, id, qp)
+			qp_fatal(qp);
+		ib_dispatch_event(&iev);	/* any context */
+	}
+	rcu_read_unlock();
+	if (!err)
+		atomic64_inc(&port->events);
+	ibdev_info_ratelimited(&mdev->ibdev, "offload event %u id %u: %d\n",
+			       ev->type, ev->id, err);
+	return err;
+}
+EXPORT_SYMBOL_GPL(mroce_ofl_event);

@@ -33,6 +33,7 @@ struct mroce_ofl_port {
 	bool live;				/* accepts mroce_ofl_rx(); RCU */
 	/* object commands carried out and refused (sysfs ofl_cmds, ...) */
 	atomic64_t cmds, cmd_errors;
+	atomic64_t events;			/* taken (sysfs ofl_events) */
 };
 
 /*

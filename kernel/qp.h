@@ -253,6 +253,5 @@ static inline struct mroce_qp *mroce_qp_lookup(struct mroce_dev *mdev, u32 qpn)
 {
 	return xa_load(&mdev->qps, qpn);
 }
-/* mre_ops.stream: the RC or UC stream @id attached to @c, or NULL */
 
 #endif /* MROCE_QP_H */

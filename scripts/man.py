@@ -399,6 +399,8 @@ FILES = [
      "object commands the device's offload carried out (0 on software)"),
     ("/sys/class/infiniband/NAME/ofl_cmd_errors",
      "object commands the device's offload refused"),
+    ("/sys/class/infiniband/NAME/ofl_events",
+     "events of the device's offload that mroce took (QP or device fatal)"),
     ("/sys/class/infiniband/NAME/planes",
      "the device's planes; write \\fBadd\\fR \\fIDEV\\fR or \\fBdel\\fR \\fIDEV\\fR"),
     ("/sys/class/infiniband/NAME/ports/1/hw_counters/",

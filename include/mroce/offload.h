@@ -248,6 +248,29 @@ static_assert(sizeof(struct mroce_ofl_cmd) == 64);
 #define MROCE_OFL_DBQ_TYPE(q)	((q) >> 24)
 #define MROCE_OFL_DBQ_ID(q)	((q) & 0xffffff)
 
+/*
+ * Events up (MROCE_OFL_OBJECTS): what the NIC tells the host of its
+ * objects, with mroce_ofl_event().
+ *   MROCE_OFL_EV_QP_FATAL      id: a QP the NIC cannot run any more (a
+ *                              ring or WQE it cannot use, an internal
+ *                              fault). mroce moves it to ERR, flushes its
+ *                              WQEs and raises IB_EVENT_QP_FATAL.
+ *   MROCE_OFL_EV_DEVICE_FATAL  id 0: the NIC failed or was reset; every
+ *                              QP of the device goes to ERR as above, and
+ *                              mroce raises IB_EVENT_DEVICE_FATAL.
+ */
+enum mroce_ofl_event_type {
+	MROCE_OFL_EV_QP_FATAL = 1,
+	MROCE_OFL_EV_DEVICE_FATAL,
+	MROCE_OFL_EV_MAX
+};
+
+struct mroce_ofl_event {
+	u8 type;
+	u8 rsvd[3];
+	u32 id;
+};
+
 /**
  * struct mroce_offload - one offload's entry points
  * @name:    unique among registered offloads; sysfs `datapath` shows it
@@ -340,5 +363,14 @@ void mroce_offload_unregister(const struct mroce_offload *ofl);
  * it is given.
  */
 void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb);
+
+/*
+ * MROCE_OFL_OBJECTS: an event of @port's NIC (struct mroce_ofl_event).
+ * Process context or softirq, not hard IRQ. Returns 0, -EINVAL for an
+ * unknown type, -ENOENT for an id the device does not have (counted),
+ * -ENODEV outside attach..detach.
+ */
+int mroce_ofl_event(struct mroce_ofl_port *port,
+		    const struct mroce_ofl_event *ev);
 
 #endif /* MROCE_OFFLOAD_BOUNDARY_H */

@@ -20,7 +20,9 @@
  *                    counts CREATEs and DESTROYs (`created`, `destroyed`;
  *                    MR_CREATE with REPLACE counts as neither) and refuses
  *                    the op in `refuse_op` (writable) with -ENOSPC,
- *                    counting `refused`.
+ *                    counting `refused`. Writing "qp N" or "device" to
+ *                    `raise` hands mroce_ofl_event() a QP_FATAL for QP N
+ *                    or a DEVICE_FATAL; `raised` is its answer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,6 +69,9 @@ static void expect(const char *what, int got, int want)
 	pr_info("not ok %d - %s: got %d, want %d\n", ncase, what, got, want);
 }
 
+static DEFINE_MUTEX(t_cmd_lock);	/* the counts, obj_port */
+static struct mroce_ofl_port *obj_port;	/* obj_netdev's, while attached */
+
 static bool t_claim(struct net_device *ndev)
 {
 	claims++;
@@ -78,12 +83,19 @@ static int t_attach(struct mroce_ofl_port *port,
 		    const struct mroce_ofl_port_info *info, void **priv)
 {
 	attaches++;
-	return obj_netdev[0] && !strcmp(info->ndev->name, obj_netdev) ?
-	       0 : -ENODEV;
+	if (!obj_netdev[0] || strcmp(info->ndev->name, obj_netdev))
+		return -ENODEV;
+	mutex_lock(&t_cmd_lock);
+	obj_port = port;
+	mutex_unlock(&t_cmd_lock);
+	return 0;
 }
 
 static void t_detach(void *priv)
 {
+	mutex_lock(&t_cmd_lock);
+	obj_port = NULL;
+	mutex_unlock(&t_cmd_lock);
 }
 
 static int t_plane_add(void *priv, u32 k, struct net_device *ndev)
@@ -113,7 +125,31 @@ static void t_doorbell(void *priv, u32 queue, u32 value)
 	doorbells++;
 }
 
-static DEFINE_MUTEX(t_cmd_lock);	/* the counts */
+static int raised;
+module_param(raised, int, 0444);
+
+/* `raise`: "qp N" or "device", an event of obj_netdev's device */
+static int t_raise(const char *val, const struct kernel_param *kp)
+{
+	struct mroce_ofl_event ev = {};
+
+	if (!strncmp(val, "qp ", 3)) {
+		ev.type = MROCE_OFL_EV_QP_FATAL;
+		if (kstrtou32(val + 3, 0, &ev.id))
+			return -EINVAL;
+	} else if (sysfs_streq(val, "device")) {
+		ev.type = MROCE_OFL_EV_DEVICE_FATAL;
+	} else {
+		return -EINVAL;
+	}
+	mutex_lock(&t_cmd_lock);
+	raised = obj_port ? mroce_ofl_event(obj_port, &ev) : -ENODEV;
+	mutex_unlock(&t_cmd_lock);
+	return 0;
+}
+
+static const struct kernel_param_ops t_raise_ops = { .set = t_raise };
+module_param_cb(raise, &t_raise_ops, NULL, 0200);
 
 /* the held table's commands (obj_netdev); process context */
 static int t_cmd(void *priv, const struct mroce_ofl_cmd *c)

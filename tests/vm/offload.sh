@@ -100,6 +100,30 @@ sed 's/^/#   /' /tmp/pp.log
 t_ok "the offload refuses MR_CREATE: ibv_reg_mr fails (ofl_cmd_errors $e0 -> $(cat $SYS/mB/ofl_cmd_errors))" \
 	bash -c "grep -q \"Couldn't register MR\" /tmp/pp.log && [ $(param refused) = 1 ] && [ $(cat $SYS/mB/ofl_cmd_errors) = $((e0 + 1)) ]"
 echo 0 > /sys/module/mroce_ofl_test/parameters/refuse_op
+# events up: the offload fails a QP, then the whole device
+evwait() {	# evwait LOG: the program's QP number once it is in INIT
+	t_wait 10 grep -q '^qpn ' "$1" && sed -n 's/^qpn //p' "$1"
+}
+evcount() {	# evcount LOG QPN: "QP-events device-events" it printed
+	echo "$(grep -c "^event .* qpn $2\$" "$1") $(grep '^event ' "$1" | grep -vc ' qpn ')"
+}
+mroce-asyncev -d mB -n 1 -t 20 > /tmp/ev1.log 2>&1 & ev=$!
+q=$(evwait /tmp/ev1.log)
+echo "qp $q" > /sys/module/mroce_ofl_test/parameters/raise
+wait $ev; rc=$?
+sed 's/^/#   /' /tmp/ev1.log
+t_ok "the offload's QP_FATAL for QP $q: mroce_ofl_event() $(param raised), its owner gets IBV_EVENT_QP_FATAL (rc $rc)" \
+	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev1.log "$q")" = "1 0"
+echo "qp 999999" > /sys/module/mroce_ofl_test/parameters/raise
+t_ok "QP_FATAL for a QP the device does not have: -ENOENT ($(param raised))" test "$(param raised)" = -2
+mroce-asyncev -d mB -n 2 -t 20 > /tmp/ev2.log 2>&1 & ev=$!
+q=$(evwait /tmp/ev2.log)
+echo device > /sys/module/mroce_ofl_test/parameters/raise
+wait $ev; rc=$?
+sed 's/^/#   /' /tmp/ev2.log
+t_ok "DEVICE_FATAL: the QP's owner gets QP $q's fatal and the device's (rc $rc, events $(evcount /tmp/ev2.log "$q"))" \
+	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev2.log "$q")" = "1 1"
+t_ok "ofl_events counts the two taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 2
 t_ok "rdma link delete mB: every object told of is destroyed (created $(param created))" bash -c \
 	"rdma link delete mB && [ \$(cat /sys/module/mroce_ofl_test/parameters/destroyed) = \$(cat /sys/module/mroce_ofl_test/parameters/created) ]"
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
