@@ -99,7 +99,7 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		return err;
 	ibcq->cqe = size;
-	err = mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_CREATE, size, attr->comp_vector);
+	err = mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_CREATE, &cq->q, attr->comp_vector);
 	if (err)
 		goto err_free;
 	if (udata) {
@@ -108,7 +108,7 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		resp.stride = MROCE_CQE_STRIDE;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
-			mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_DESTROY, 0, 0);
+			mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_DESTROY, NULL, 0);
 			goto err_free;
 		}
 	}
@@ -127,7 +127,7 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 
 	/* no QP uses it any more (the core counts), so nothing posts to it */
 	mroce_dbg_cq(cq, "\n");
-	mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_DESTROY, 0, 0);
+	mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_DESTROY, NULL, 0);
 	cancel_work_sync(&cq->notify_work);
 	mroce_queue_free(&cq->q);
 	return 0;
@@ -165,7 +165,7 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	if (err)
 		return err;
 	/* before the switch: the offload must take what the ring will */
-	err = mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_RESIZE, size, 0);
+	err = mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_RESIZE, &nq, 0);
 	if (err)
 		goto err_free;
 	if (udata) {

@@ -7,10 +7,14 @@
  * the software datapath pays one test per verb.
  */
 #include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
 #include "cq.h"
 #include "mr.h"
+#include "queue.h"
 #include "oflcmd.h"
 #include "qp.h"
 #include "srq.h"
@@ -68,21 +72,63 @@ int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c)
 	return err;
 }
 
-/* tell the device's offload of @cq (MROCE_OFL_OBJECTS) */
-int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, u32 depth, u32 vector)
+/* does the device's offload take object commands (and page lists)? */
+static bool takes_objects(struct mroce_dev *mdev)
 {
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+
+	return ofl && ofl->caps & MROCE_OFL_OBJECTS;
+}
+
+/* @p: the pages of vmalloc'ed ring @q as the NIC reaches them */
+static int ring_pages(const struct mroce_queue *q, struct mroce_ofl_pages *p)
+{
+	u32 i, n = q->len >> PAGE_SHIFT;
+	u64 *a = kvmalloc_array(n, sizeof(*a), GFP_KERNEL);
+
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		a[i] = page_to_phys(vmalloc_to_page((u8 *)q->buf +
+						    (size_t)i * PAGE_SIZE));
+	*p = (struct mroce_ofl_pages){
+		.addr = a,
+		.n = n,
+		.shift = PAGE_SHIFT,
+		.stride_log2 = ilog2(q->r.stride),
+	};
+	return 0;
+}
+
+/* tell the device's offload of @cq (MROCE_OFL_OBJECTS); @q: its ring */
+int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, const struct mroce_queue *q,
+		     u32 vector)
+{
+	struct mroce_dev *mdev = to_mroce_dev(cq->ibcq.device);
 	struct mroce_ofl_cmd c = {
 		.op = op,
 		.id = cq->id,
-		.cq = { .depth = depth, .vector = vector },
+		.cq = { .vector = vector },
 	};
+	int err;
 
-	return mroce_ofl_cmd(to_mroce_dev(cq->ibcq.device), &c);
+	if (!takes_objects(mdev))
+		return 0;
+	if (q) {
+		c.cq.depth = q->r.size;
+		err = ring_pages(q, &c.cq.ring);
+		if (err)
+			return err;
+	}
+	err = mroce_ofl_cmd(mdev, &c);
+	kvfree(c.cq.ring.addr);
+	return err;
 }
 
 /* tell the device's offload of @srq (MROCE_OFL_OBJECTS) */
 int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
 {
+	struct mroce_dev *mdev = to_mroce_dev(srq->ibsrq.device);
 	struct mroce_ofl_cmd c = {
 		.op = op,
 		.id = srq->id,
@@ -92,8 +138,18 @@ int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
 			.limit = srq->limit,
 		},
 	};
+	int err;
 
-	return mroce_ofl_cmd(to_mroce_dev(srq->ibsrq.device), &c);
+	if (!takes_objects(mdev))
+		return 0;
+	if (op == MROCE_OFL_CMD_SRQ_CREATE) {
+		err = ring_pages(&srq->q, &c.srq.ring);
+		if (err)
+			return err;
+	}
+	err = mroce_ofl_cmd(mdev, &c);
+	kvfree(c.srq.ring.addr);
+	return err;
 }
 
 /* tell the device's offload of @mr, in @pd (MROCE_OFL_OBJECTS) */
@@ -118,8 +174,29 @@ int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags)
 			.length = mr->length,
 		},
 	};
+	struct mroce_dev *mdev = to_mroce_dev(pd->device);
+	u32 i, n;
+	u64 *a;
+	int err;
 
-	return mroce_ofl_cmd(to_mroce_dev(pd->device), &c);
+	if (!takes_objects(mdev))
+		return 0;
+	/* a user MR's pinned pages; page i covers user VA start + i pages */
+	if (op == MROCE_OFL_CMD_MR_CREATE && mr->type == MROCE_MR_USER) {
+		n = ib_umem_num_pages(mr->umem);
+		a = kvmalloc_array(n, sizeof(*a), GFP_KERNEL);
+		if (!a)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			a[i] = page_to_phys(mr->pages[i]);
+		c.mr.pages = (struct mroce_ofl_pages){
+			.addr = a, .n = n, .shift = PAGE_SHIFT,
+		};
+		c.mr.offset = offset_in_page(mr->start);
+	}
+	err = mroce_ofl_cmd(mdev, &c);
+	kvfree(c.mr.pages.addr);
+	return err;
 }
 
 /* tell the device's offload of @mw (MROCE_OFL_OBJECTS) */
@@ -147,6 +224,7 @@ static u32 cq_id(struct ib_cq *ibcq)
 int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 		     int mask)
 {
+	struct mroce_dev *mdev = mroce_qp_dev(qp);
 	struct ib_qp *ibqp = &qp->ibqp;
 	const struct sockaddr_storage *d = &qp->av.daddr;
 	struct mroce_ofl_cmd c = {
@@ -159,23 +237,37 @@ int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 			.srq = qp->srq ? qp->srq->id : 0,
 			.type = ibqp->qp_type,
 			.state = state,
-			.attr_mask = mask,
-			.dest_qpn = qp->attr.dest_qp_num,
-			.qkey = qp->attr.qkey,
-			.access = qp->attr.qp_access_flags,
 			.sq_log2 = ilog2(qp->sq.r.size),
 			.rq_log2 = qp->srq ? 0 : ilog2(qp->rq.r.size),
 		},
 	};
+	struct mroce_ofl_qp *a = &c.qp;
+	int err = 0;
 
-	if (mroce_qp_is_conn(qp) && d->ss_family == AF_INET) {
-		c.qp.family = AF_INET;
-		c.qp.daddr.v4 = ((const struct sockaddr_in *)d)->sin_addr.s_addr;
-	} else if (mroce_qp_is_conn(qp) && d->ss_family == AF_INET6) {
-		c.qp.family = AF_INET6;
-		c.qp.daddr.v6 = ((const struct sockaddr_in6 *)d)->sin6_addr;
+	if (!takes_objects(mdev))
+		return 0;
+	if (op == MROCE_OFL_CMD_QP_CREATE) {
+		err = ring_pages(&qp->sq, &a->create.sq);
+		if (!err && !qp->srq)
+			err = ring_pages(&qp->rq, &a->create.rq);
+		if (!err)
+			err = mroce_ofl_cmd(mdev, &c);
+		kvfree(a->create.sq.addr);
+		kvfree(a->create.rq.addr);
+		return err;
 	}
-	return mroce_ofl_cmd(mroce_qp_dev(qp), &c);
+	a->modify.attr_mask = mask;
+	a->modify.dest_qpn = qp->attr.dest_qp_num;
+	a->modify.qkey = qp->attr.qkey;
+	a->modify.access = qp->attr.qp_access_flags;
+	if (mroce_qp_is_conn(qp) && d->ss_family == AF_INET) {
+		a->family = AF_INET;
+		a->modify.daddr.v4 = ((const struct sockaddr_in *)d)->sin_addr.s_addr;
+	} else if (mroce_qp_is_conn(qp) && d->ss_family == AF_INET6) {
+		a->family = AF_INET6;
+		a->modify.daddr.v6 = ((const struct sockaddr_in6 *)d)->sin6_addr;
+	}
+	return mroce_ofl_cmd(mdev, &c);
 }
 
 /* the offload's doorbell op, if the device has one that takes them */

@@ -18,10 +18,13 @@ struct mroce_mr;
 struct mroce_mw;
 struct mroce_ofl_cmd;
 struct mroce_qp;
+struct mroce_queue;
 struct mroce_srq;
 
 int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c);
-int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, u32 depth, u32 vector);
+/* @q: the CQ's ring (CREATE, RESIZE: the new one), NULL for DESTROY */
+int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, const struct mroce_queue *q,
+		     u32 vector);
 int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op);
 /* @pd: the MR's (the core sets ibmr.pd only after a registration) */
 int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags);

@@ -30,6 +30,8 @@
  * by field (READ_ONCE/WRITE_ONCE; a QP's dest_qpn is written before
  * has_dest is released), so the SQ's last doorbell index lives on.
  */
+#include <linux/highmem.h>
+#include <linux/mm.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
@@ -37,6 +39,7 @@
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 
+#include "ring.h"
 #include "wire.h"
 #include "shadow.h"
 
@@ -61,15 +64,37 @@ static const char *const sh_names[SH_NSTATS] = {
 	[SH_DB_UNKNOWN] = "shadow_db_unknown",
 	[SH_DB_BAD_INDEX] = "shadow_db_bad_index",
 	[SH_DB_STALE] = "shadow_db_stale",
+	[SH_DB_RING_DIFFERS] = "shadow_db_ring_differs",
+	[SH_READ_CHECKED] = "shadow_read_checked",
+	[SH_READ_DIFFERS] = "shadow_read_differs",
 };
 
-struct shadow_qp {
+/* what a QP's and a key's entries start with: freed together after RCU */
+struct shadow_head {
 	struct rcu_head rcu;
+	void *extra;	/* kvmalloc'ed: a QP's READ slots, a user MR's pages */
+};
+
+/* a READ a peer asked of us, until its response goes (by rdsn) */
+struct shadow_read {
+	u32 rdsn;
+	u32 rkey;
+	u32 mlen;
+	bool valid;
+	u64 raddr;
+};
+
+#define SH_READS	128	/* the engine's MRE_RD_SLOTS */
+
+struct shadow_qp {
+	struct shadow_head h;	/* extra: RC's struct shadow_read[SH_READS] */
+	spinlock_t rd_lock;	/* the READ slots */
 	u32 pd;
 	u32 dest_qpn;
 	u32 qkey;
 	u32 access;
 	u32 sq_depth;
+	u64 sq_hdr;		/* the send ring's first page: its header */
 	atomic_t sq_last;	/* the last SQ doorbell's producer index */
 	u8 type;
 	u8 state;
@@ -78,7 +103,9 @@ struct shadow_qp {
 };
 
 struct shadow_key {
-	struct rcu_head rcu;
+	struct shadow_head h;	/* extra: a user MR's page addresses */
+	u32 npages;
+	u32 offset;		/* of iova into the first page */
 	u32 pd;
 	u32 key;
 	u32 access;
@@ -88,9 +115,27 @@ struct shadow_key {
 	u64 length;
 };
 
-/* replace() and bury() free either kind through its rcu_head at 0 */
-static_assert(offsetof(struct shadow_qp, rcu) == 0 &&
-	      offsetof(struct shadow_key, rcu) == 0);
+/* either kind is freed through its head, its first member */
+static_assert(offsetof(struct shadow_qp, h) == 0 &&
+	      offsetof(struct shadow_key, h) == 0);
+
+static void entry_free(void *e)
+{
+	struct shadow_head *h = e;
+
+	kvfree(h->extra);
+	kfree(h);
+}
+
+static void entry_free_rcu(struct rcu_head *rcu)
+{
+	entry_free(container_of(rcu, struct shadow_head, rcu));
+}
+
+static void entry_free_later(void *e)
+{
+	call_rcu(&((struct shadow_head *)e)->rcu, entry_free_rcu);
+}
 
 static void sh_count(struct swnic_shadow *sh, enum shadow_stat s)
 {
@@ -113,10 +158,11 @@ void swnic_shadow_free(struct swnic_shadow *sh)
 	unsigned long i;
 	void *e;
 
+	rcu_barrier();	/* the entries replaced or erased before */
 	xa_for_each(&sh->qps, i, e)
-		kfree(e);
+		entry_free(e);
 	xa_for_each(&sh->keys, i, e)
-		kfree(e);
+		entry_free(e);
 	xa_destroy(&sh->qps);
 	xa_destroy(&sh->keys);
 	xa_destroy(&sh->pds);
@@ -125,6 +171,32 @@ void swnic_shadow_free(struct swnic_shadow *sh)
 }
 
 /* --- commands (sh->lock) -------------------------------------------------- */
+
+/* every page of @p a page of memory this NIC can reach */
+static int pages_ok(const struct mroce_ofl_pages *p)
+{
+	u32 i;
+
+	if (p->n && !p->addr)
+		return -EINVAL;
+	if (p->n && p->shift != PAGE_SHIFT)
+		return -EOPNOTSUPP;
+	for (i = 0; i < p->n; i++)
+		if (offset_in_page(p->addr[i]) ||
+		    !pfn_valid(PHYS_PFN(p->addr[i])))
+			return -EINVAL;
+	return 0;
+}
+
+/* a ring of @depth entries: its header and entries fit its pages */
+static int ring_ok(const struct mroce_ofl_pages *p, u32 depth)
+{
+	if (!p->n || !depth || p->stride_log2 > 16 ||
+	    ((u64)p->n << p->shift) <
+	    MRE_RING_HDR_SIZE + ((u64)depth << p->stride_log2))
+		return -EINVAL;
+	return pages_ok(p);
+}
 
 static bool has(struct xarray *xa, u32 id)
 {
@@ -150,29 +222,38 @@ static int replace(struct xarray *xa, u32 id, void *e, void *old)
 	void *was = xa_store(xa, id, e, GFP_KERNEL);
 
 	if (xa_is_err(was)) {
-		kfree(e);
+		entry_free(e);
 		return xa_err(was);
 	}
 	if (old)
-		kfree_rcu((struct shadow_qp *)old, rcu);
+		entry_free_later(old);
 	return 0;
 }
 
 /*
  * Destroy the live entry @e at @id: it stays, marked @gone, while there
  * is room for such tombstones (late packets for it are told from holes),
- * else it goes.
+ * else it goes after a grace period. Once no reader can have found it
+ * live, a tombstone's extra (READ slots, pages) goes: only live entries'
+ * are read. The caller must not touch @e afterwards.
  */
 static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id,
 		 void *e, bool *gone)
 {
-	if (sh->tombs < SH_MAX_TOMBS) {
-		WRITE_ONCE(*gone, true);
-		sh->tombs++;
+	struct shadow_head *h = e;
+
+	if (sh->tombs >= SH_MAX_TOMBS) {
+		xa_erase(xa, id);
+		entry_free_later(e);
 		return;
 	}
-	xa_erase(xa, id);
-	kfree_rcu((struct shadow_qp *)e, rcu);
+	WRITE_ONCE(*gone, true);
+	sh->tombs++;
+	if (h->extra) {
+		synchronize_rcu();
+		kvfree(h->extra);
+		h->extra = NULL;
+	}
 }
 
 /* a live entry, or NULL; a tombstone is reused by the next CREATE */
@@ -228,6 +309,24 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 		case MROCE_OFL_MR_DMABUF:
 			if (!k->length || k->iova + k->length < k->iova)
 				goto einval;
+			/* the pages cover [offset, offset + length) exactly */
+			if (k->kind == MROCE_OFL_MR_USER &&
+			    (c->mr.offset >= PAGE_SIZE || pages_ok(&c->mr.pages) ||
+			     c->mr.pages.n != DIV_ROUND_UP(c->mr.offset + k->length,
+							   PAGE_SIZE)))
+				goto einval;
+			if (k->kind == MROCE_OFL_MR_USER) {
+				k->h.extra = kvmalloc_array(c->mr.pages.n,
+							    sizeof(u64), GFP_KERNEL);
+				if (!k->h.extra) {
+					kfree(k);
+					return -ENOMEM;
+				}
+				memcpy(k->h.extra, c->mr.pages.addr,
+				       array_size(c->mr.pages.n, sizeof(u64)));
+				k->npages = c->mr.pages.n;
+				k->offset = c->mr.offset;
+			}
 			break;
 		case MROCE_OFL_MR_DMA:
 		case MROCE_OFL_MR_FRWR:
@@ -250,6 +349,13 @@ static int key_destroy(struct swnic_shadow *sh, u32 id, bool mw)
 
 	if (!k || (k->kind == SH_KIND_MW) != mw)
 		return -ENOENT;
+	/* the fence: no READ check reads a user MR's pages once this returns */
+	if (k->kind == MROCE_OFL_MR_USER && sh->tombs >= SH_MAX_TOMBS) {
+		xa_erase(&sh->keys, id);
+		synchronize_rcu();
+		entry_free(k);
+		return 0;
+	}
 	bury(sh, &sh->keys, id, k, &k->gone);
 	return 0;
 }
@@ -271,7 +377,9 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	    a->type != IB_QPT_UD && a->type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (a->state != IB_QPS_RESET || a->sq_log2 > 24 || a->rq_log2 > 24 ||
-	    (a->srq && a->rq_log2))
+	    (a->srq && (a->rq_log2 || a->create.rq.n)) ||
+	    ring_ok(&a->create.sq, 1U << a->sq_log2) ||
+	    (!a->srq && ring_ok(&a->create.rq, 1U << a->rq_log2)))
 		return -EINVAL;
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
@@ -280,6 +388,16 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	q->type = a->type;
 	q->state = IB_QPS_RESET;
 	q->sq_depth = 1U << a->sq_log2;
+	q->sq_hdr = a->create.sq.addr[0];
+	spin_lock_init(&q->rd_lock);
+	if (a->type == IB_QPT_RC) {
+		q->h.extra = kvcalloc(SH_READS, sizeof(struct shadow_read),
+				      GFP_KERNEL);
+		if (!q->h.extra) {
+			kfree(q);
+			return -ENOMEM;
+		}
+	}
 	if (tomb)
 		sh->tombs--;
 	return replace(&sh->qps, c->id, q, xa_load(&sh->qps, c->id));
@@ -303,15 +421,15 @@ static int qp_modify(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	    a->family != AF_INET && a->family != AF_INET6)
 		return -EINVAL;
 	WRITE_ONCE(q->state, a->state);
-	WRITE_ONCE(q->qkey, a->qkey);
-	WRITE_ONCE(q->access, a->access);
+	WRITE_ONCE(q->qkey, a->modify.qkey);
+	WRITE_ONCE(q->access, a->modify.access);
 	if (a->state == IB_QPS_RESET) {		/* the rings start at 0 again */
 		atomic_set(&q->sq_last, 0);
 		WRITE_ONCE(q->has_dest, false);
 	} else if (a->state == IB_QPS_INIT) {
 		WRITE_ONCE(q->has_dest, false);
 	} else if (connected(q->type) && a->state == IB_QPS_RTR) {
-		WRITE_ONCE(q->dest_qpn, a->dest_qpn);
+		WRITE_ONCE(q->dest_qpn, a->modify.dest_qpn);
 		/* dest_qpn before the flag: tx_check()'s acquire pairs */
 		smp_store_release(&q->has_dest, true);
 	}
@@ -336,16 +454,18 @@ static int do_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	case MROCE_OFL_CMD_PD_DESTROY:
 		return id_destroy(&sh->pds, c->id);
 	case MROCE_OFL_CMD_CQ_CREATE:
-		return c->cq.depth ? id_create(&sh->cqs, c->id) : -EINVAL;
+		return ring_ok(&c->cq.ring, c->cq.depth) ? -EINVAL :
+		       id_create(&sh->cqs, c->id);
 	case MROCE_OFL_CMD_CQ_RESIZE:
 		return !has(&sh->cqs, c->id) ? -ENOENT :
-		       c->cq.depth ? 0 : -EINVAL;
+		       ring_ok(&c->cq.ring, c->cq.depth) ? -EINVAL : 0;
 	case MROCE_OFL_CMD_CQ_DESTROY:
 		return id_destroy(&sh->cqs, c->id);
 	case MROCE_OFL_CMD_SRQ_CREATE:
 		if (!has(&sh->pds, c->srq.pd))
 			return -ENOENT;
-		if (!c->srq.depth || c->srq.limit > c->srq.depth)
+		if (c->srq.limit > c->srq.depth ||
+		    ring_ok(&c->srq.ring, c->srq.depth))
 			return -EINVAL;
 		return id_create(&sh->srqs, c->id);
 	case MROCE_OFL_CMD_SRQ_MODIFY:
@@ -411,6 +531,78 @@ static bool sh_parse(struct sk_buff *skb, struct mre_pkt *p, bool pull)
 	return mre_wire_parse(skb->data, skb->len, p) == MRE_PARSE_OK;
 }
 
+/* a READ the peer asked of RC QP @q, its key checked: until it is answered */
+static void read_record(struct shadow_qp *q, const struct mre_pkt_data *d)
+{
+	struct shadow_read *slot;
+
+	if (!q->h.extra)
+		return;
+	slot = (struct shadow_read *)q->h.extra + d->rdsn % SH_READS;
+	spin_lock_bh(&q->rd_lock);
+	*slot = (struct shadow_read){
+		.rdsn = d->rdsn, .rkey = d->rkey, .mlen = d->mlen,
+		.valid = true, .raddr = d->raddr,
+	};
+	spin_unlock_bh(&q->rd_lock);
+}
+
+/* @len bytes at @off into user MR @k, read through its pages, are @data */
+static bool mr_holds(const struct shadow_key *k, u64 off, const u8 *data,
+		     u32 len)
+{
+	const u64 *pages = k->h.extra;
+	u64 at = off + k->offset;
+
+	while (len) {
+		u64 idx = at >> PAGE_SHIFT;
+		u32 in = offset_in_page(at), n = min_t(u32, len, PAGE_SIZE - in);
+		const u8 *va;
+		bool same;
+
+		if (idx >= k->npages)
+			return false;
+		va = kmap_local_page(pfn_to_page(PHYS_PFN(pages[idx])));
+		same = !memcmp(va + in, data, n);
+		kunmap_local(va);
+		if (!same)
+			return false;
+		at += n;
+		data += n;
+		len -= n;
+	}
+	return true;
+}
+
+/*
+ * A READ response mroce sends from RC QP @q: its payload is what the
+ * user MR the request named holds there, read through the pages
+ * MR_CREATE gave. RCU held (MR_DESTROY waits for it before mroce unpins).
+ */
+static void read_check(struct swnic_shadow *sh, struct shadow_qp *q,
+		       const struct mre_pkt_data *d, const u8 *data)
+{
+	struct shadow_read r = {}, *slot;
+	const struct shadow_key *k;
+
+	if (!q->h.extra || !d->plen)
+		return;
+	slot = (struct shadow_read *)q->h.extra + d->rdsn % SH_READS;
+	spin_lock_bh(&q->rd_lock);
+	if (slot->valid && slot->rdsn == d->rdsn)
+		r = *slot;
+	spin_unlock_bh(&q->rd_lock);
+	if (!r.valid || d->offset > r.mlen || d->plen > r.mlen - d->offset)
+		return;
+	k = xa_load(&sh->keys, r.rkey >> 8);
+	if (!k || READ_ONCE(k->gone) || k->kind != MROCE_OFL_MR_USER ||
+	    k->key != r.rkey || r.raddr < k->iova)
+		return;
+	sh_count(sh, SH_READ_CHECKED);
+	if (!mr_holds(k, r.raddr - k->iova + d->offset, data, d->plen))
+		sh_count(sh, SH_READ_DIFFERS);
+}
+
 /* what a packet's source QP must be to have sent it */
 static enum shadow_stat tx_check(const struct shadow_qp *q,
 				 const struct mre_pkt *p)
@@ -431,6 +623,7 @@ static enum shadow_stat tx_check(const struct shadow_qp *q,
 void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb)
 {
 	enum shadow_stat bad;
+	struct shadow_qp *q;
 	struct mre_pkt p;
 	u32 qpn;
 
@@ -443,7 +636,11 @@ void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb)
 	qpn = p.type == MRE_T_UD ? p.ud.src_qpn : p.data.src_stream;
 	sh_count(sh, SH_TX_CHECKED);
 	rcu_read_lock();
-	bad = tx_check(xa_load(&sh->qps, qpn), &p);
+	q = xa_load(&sh->qps, qpn);
+	bad = tx_check(q, &p);
+	if (bad == SH_NSTATS && p.type == MRE_T_DATA &&
+	    p.data.op == MRE_OP_READ_RESP)
+		read_check(sh, q, &p.data, p.payload);
 	rcu_read_unlock();
 	if (bad != SH_NSTATS)
 		sh_count(sh, bad);
@@ -495,7 +692,8 @@ static enum shadow_stat rx_check(struct swnic_shadow *sh,
 				 const struct mre_pkt *p)
 {
 	const struct mre_pkt_data *d = &p->data;
-	const struct shadow_qp *q;
+	struct shadow_qp *q;
+	enum shadow_stat bad;
 
 	q = xa_load(&sh->qps, p->type == MRE_T_UD ? p->ud.dst_qpn :
 						    d->dst_stream);
@@ -506,8 +704,12 @@ static enum shadow_stat rx_check(struct swnic_shadow *sh,
 	if (p->type == MRE_T_UD || !d->mlen)
 		return SH_NSTATS;
 	switch (d->op) {
-	case MRE_OP_WRITE:
 	case MRE_OP_READ_REQ:
+		bad = key_check(sh, q, d);
+		if (bad == SH_NSTATS)
+			read_record(q, d);
+		return bad;
+	case MRE_OP_WRITE:
 	case MRE_OP_ATOMIC_REQ:
 	case MRE_OP_ATOMIC_WRITE_REQ:
 	case MRE_OP_FLUSH_REQ:
@@ -538,10 +740,27 @@ void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb)
 
 /* --- doorbells (any context) ---------------------------------------------- */
 
-/* an SQ doorbell at producer index @pi: ahead by at most the ring's depth */
+/* the producer index in the header of the ring whose first page is @hdr */
+static u32 ring_prod(u64 hdr)
+{
+	const struct mre_ring_hdr *h = kmap_local_page(pfn_to_page(PHYS_PFN(hdr)));
+	u32 prod = READ_ONCE(h->prod);
+
+	kunmap_local(h);
+	return prod;
+}
+
+/*
+ * An SQ doorbell at producer index @pi: ahead of the last by at most the
+ * ring's depth, and what the ring's header says through the pages
+ * QP_CREATE gave, or ahead of it by at most the depth (posted since).
+ */
 static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi)
 {
 	int last = atomic_read(&q->sq_last);
+
+	if (ring_prod(q->sq_hdr) - pi > q->sq_depth)
+		return SH_DB_RING_DIFFERS;
 
 	do {
 		u32 ahead = pi - (u32)last;

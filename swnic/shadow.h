@@ -39,6 +39,11 @@ enum shadow_stat {
 	SH_DB_UNKNOWN,		/* a hole: a queue never told of, or gone */
 	SH_DB_BAD_INDEX,	/* an SQ index ahead of the last by > depth */
 	SH_DB_STALE,		/* an SQ index behind the last (not a hole) */
+	/* a hole: the SQ's header, read through the pages told, disagrees */
+	SH_DB_RING_DIFFERS,
+	/* READ responses mroce sent, compared with the MR's pages */
+	SH_READ_CHECKED,
+	SH_READ_DIFFERS,	/* a hole: the MR's pages hold other bytes */
 	SH_NSTATS
 };
 

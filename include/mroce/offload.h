@@ -144,38 +144,65 @@ enum mroce_ofl_mr_kind {
 	MROCE_OFL_MR_FRWR,	/* mapped and keyed by REG_MR work requests */
 };
 
-/*
+/**
+ * struct mroce_ofl_pages - memory a command hands the NIC: a ring or an MR
+ * @addr:  the address of each page as the NIC reaches it, valid during
+ *         the call (copy what you keep). Physical addresses: this mroce
+ *         maps for no DMA device of the NIC's own yet
+ * @n:     entries in @addr
+ * @shift: log2 of the page size
+ * @stride_log2: rings: log2 of an entry's size in bytes (0 for an MR)
+ *
+ * A ring is its 128-byte header (the producer and consumer indices,
+ * kernel/engine/ring.h), then its entries, in the layouts of
+ * include/uapi/rdma/mroce-abi.h.
+ */
+struct mroce_ofl_pages {
+	const u64 *addr;
+	u32 n;
+	u8 shift;
+	u8 stride_log2;
+	u16 rsvd;
+};
+
+/**
  * struct mroce_ofl_qp - QP_CREATE and QP_MODIFY
- * @pd, @send_cq, @recv_cq, @srq: ids (CREATE; @srq 0: none)
+ * @pd, @send_cq, @recv_cq, @srq: ids (@srq 0: none)
  * @type:   IB_QPT_RC, _UC, _UD or _GSI
  * @state:  IB_QPS_* after the command (CREATE: RESET)
- * @attr_mask: MODIFY: the IB_QP_* attributes this modify set
- * @dest_qpn: RC/UC: the peer's stream (QP number) from RTR on
- * @qkey:   UD/GSI
- * @access: IB_ACCESS_REMOTE_* the QP allows
- * @sq_log2, @rq_log2: CREATE: log2 of the send and receive rings' depths
- *          in WQEs (@rq_log2 0 with an SRQ)
- * @family: RC/UC from RTR on: AF_INET or AF_INET6 of @daddr, the peer's
- *          address (the first plane's; a connection's other planes are
- *          the NIC's to find)
+ * @sq_log2, @rq_log2: log2 of the send and receive rings' depths in WQEs
+ *          (@rq_log2 0 with an SRQ)
+ * @create: CREATE: the send ring, and the receive ring (none: @rq.n 0)
+ * @family: MODIFY, RC/UC from RTR on: AF_INET or AF_INET6 of @daddr
+ * @modify: MODIFY: @attr_mask, the IB_QP_* attributes this modify set;
+ *          @dest_qpn, RC/UC from RTR on: the peer's stream; @qkey (UD,
+ *          GSI); @access, the IB_ACCESS_REMOTE_* the QP allows; @daddr,
+ *          RC/UC from RTR on: the peer's address (the first plane's; a
+ *          connection's other planes are the NIC's to find)
  */
 struct mroce_ofl_qp {
 	u32 pd, send_cq, recv_cq, srq;
 	u8 type;
 	u8 state;
-	u8 family;
-	u8 rsvd;
-	u32 attr_mask;
-	u32 dest_qpn;
-	u32 qkey;
-	u32 access;
-	union {
-		__be32 v4;
-		struct in6_addr v6;
-	} daddr;
 	u8 sq_log2;
 	u8 rq_log2;
-	u16 rsvd2;
+	u8 family;
+	u8 rsvd[3];
+	union {
+		struct {
+			struct mroce_ofl_pages sq, rq;
+		} create;
+		struct {
+			u32 attr_mask;
+			u32 dest_qpn;
+			u32 qkey;
+			u32 access;
+			union {
+				__be32 v4;
+				struct in6_addr v6;
+			} daddr;
+		} modify;
+	};
 };
 
 /**
@@ -186,11 +213,14 @@ struct mroce_ofl_qp {
  * @id:      the object the command is about (see above)
  * @mr:      MR_CREATE: @pd, @key (lkey = rkey; for FRWR the initial one:
  *           REG_MR work requests change its low 8 bits), @access
- *           (IB_ACCESS_*), @kind, @iova and @length (USER and DMABUF)
+ *           (IB_ACCESS_*), @kind, @iova and @length (USER and DMABUF);
+ *           USER: @pages, the pinned pages, @iova at @offset into the
+ *           first (DMABUF: none yet, @pages.n 0)
  * @mw:      MW_CREATE: @pd, @key, @type (1 or 2: IB_MW_TYPE_*); binds change
  *           the key's low 8 bits and the window, by work request
- * @cq:      CQ_CREATE, CQ_RESIZE: @depth in CQEs, @vector
- * @srq:     SRQ_CREATE, SRQ_MODIFY: @pd, @depth in WQEs, @limit (0: unarmed)
+ * @cq:      CQ_CREATE, CQ_RESIZE: @depth in CQEs, @vector (CREATE), @ring
+ * @srq:     SRQ_CREATE, SRQ_MODIFY: @pd, @depth in WQEs, @limit (0:
+ *           unarmed), @ring (CREATE)
  * @qp:      QP_CREATE, QP_MODIFY
  */
 struct mroce_ofl_cmd {
@@ -207,6 +237,8 @@ struct mroce_ofl_cmd {
 			u8 rsvd[3];
 			u64 iova;
 			u64 length;
+			struct mroce_ofl_pages pages;
+			u32 offset;
 		} mr;
 		struct mroce_ofl_mw {
 			u32 pd;
@@ -216,11 +248,13 @@ struct mroce_ofl_cmd {
 		struct mroce_ofl_cq {
 			u32 depth;
 			u32 vector;
+			struct mroce_ofl_pages ring;
 		} cq;
 		struct mroce_ofl_srq {
 			u32 pd;
 			u32 depth;
 			u32 limit;
+			struct mroce_ofl_pages ring;
 		} srq;
 		struct mroce_ofl_qp qp;
 		u8 raw[56];

@@ -78,8 +78,8 @@ t_wait() {
 # ahead (traffic between mroce devices, well-behaved programs).
 # Prints the NIC's counters for DEV.
 swnic_no_holes() {
-	local f=/sys/kernel/debug/mroce_swnic/$1 re='cmd_refused|tx_unknown_qp|tx_no_dest|tx_bad_dest|db_unknown'
-	[ "${2:-}" = tx ] || re="$re|rx_unknown_qp|rx_unknown_key|rx_bad_key|db_bad_index"
+	local f=/sys/kernel/debug/mroce_swnic/$1 re='cmd_refused|tx_unknown_qp|tx_no_dest|tx_bad_dest|db_unknown|db_ring_differs'
+	[ "${2:-}" = tx ] || re="$re|rx_unknown_qp|rx_unknown_key|rx_bad_key|db_bad_index|read_differs"
 	[ -r "$f" ] || { echo "no $f"; return 1; }
 	grep '^shadow_' "$f" | paste -sd' '
 	grep -q '^shadow_cmds [1-9]' "$f" && ! grep -qE "^shadow_($re) [1-9]" "$f"

@@ -189,8 +189,8 @@ t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
 traffic both
 t_ok "both: mB's packets crossed the software NIC (rx_offload $(hw mB rx_offload), tx_offload $(hw mB tx_offload))" \
 	bash -c "[ $(hw mB rx_offload) -gt 500 ] && [ $(hw mB tx_offload) -gt 500 ]"
-t_ok "both: mB's objects told, its traffic checked, no hole (rx $(sw shadow_rx_checked mB) checked)" \
-	bash -c "[ $(cat $SYS/mB/ofl_cmds) -gt 20 ] && [ $(sw shadow_rx_checked mB) -gt 500 ] && swnic_no_holes mA && swnic_no_holes mB"
+t_ok "both: mB's objects told, its traffic checked, no hole (rx $(sw shadow_rx_checked mB) checked, READ responses $(sw shadow_read_checked mB) compared with the MR's pages)" \
+	bash -c "[ $(cat $SYS/mB/ofl_cmds) -gt 20 ] && [ $(sw shadow_rx_checked mB) -gt 500 ] && [ $(sw shadow_read_checked mB) -gt 100 ] && swnic_no_holes mA && swnic_no_holes mB"
 t_ok "both: no frame failed the NIC's checks but the 60 bad ones sent to mA" bash -c \
 	"! grep -E '^(rx_bad_header|rx_bad_csum|tx_errors) [1-9]' /sys/kernel/debug/mroce_swnic/mB &&
 	 [ $(sw rx_bad_header) = 40 ] && [ $(sw rx_bad_csum) = 20 ] && [ $(sw tx_errors) = 0 ]"
