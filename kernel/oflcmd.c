@@ -40,6 +40,14 @@ static const char *const cmd_names[MROCE_OFL_CMD_MAX] = {
 	[MROCE_OFL_CMD_QP_DESTROY] = "QP_DESTROY",
 };
 
+/* does the device's offload take object commands (and page lists)? */
+static bool takes_objects(struct mroce_dev *mdev)
+{
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+
+	return ofl && ofl->caps & MROCE_OFL_OBJECTS;
+}
+
 /**
  * mroce_ofl_cmd - tell the device's offload of an object (OBJECTS)
  * @mdev: the device
@@ -56,7 +64,7 @@ int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c)
 	int err;
 
 	might_sleep();
-	if (!ofl || !(ofl->caps & MROCE_OFL_OBJECTS))
+	if (!takes_objects(mdev))
 		return 0;
 	c->version = MROCE_OFL_CMD_VERSION;
 	err = ofl->cmd(mdev->ofl.priv, c);
@@ -70,14 +78,6 @@ int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c)
 			       cmd_names[c->op] ? cmd_names[c->op] : "?",
 			       c->id, err);
 	return err;
-}
-
-/* does the device's offload take object commands (and page lists)? */
-static bool takes_objects(struct mroce_dev *mdev)
-{
-	const struct mroce_offload *ofl = mdev->ofl.ofl;
-
-	return ofl && ofl->caps & MROCE_OFL_OBJECTS;
 }
 
 /* @p: the pages of vmalloc'ed ring @q as the NIC reaches them */
@@ -273,10 +273,8 @@ int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 /* the offload's doorbell op, if the device has one that takes them */
 static const struct mroce_offload *db_ofl(struct mroce_dev *mdev)
 {
-	const struct mroce_offload *ofl = mdev->ofl.ofl;
-
-	return ofl && ofl->caps & MROCE_OFL_OBJECTS && ofl->doorbell ? ofl :
-								       NULL;
+	return takes_objects(mdev) && mdev->ofl.ofl->doorbell ? mdev->ofl.ofl :
+								NULL;
 }
 
 /* @qp's send ring was produced to: its producer index, as the ring says */

@@ -32,6 +32,7 @@
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/skbuff.h>
@@ -73,6 +74,7 @@ static const char *const sh_names[SH_NSTATS] = {
 struct shadow_head {
 	struct rcu_head rcu;
 	void *extra;	/* kvmalloc'ed: a QP's READ slots, a user MR's pages */
+	bool gone;	/* destroyed: a tombstone, kept to tell late packets */
 };
 
 /* a READ a peer asked of us, until its response goes (by rdsn) */
@@ -99,7 +101,6 @@ struct shadow_qp {
 	u8 type;
 	u8 state;
 	bool has_dest;	/* RC/UC: an RTR since its creation or last RESET */
-	bool gone;
 };
 
 struct shadow_key {
@@ -110,7 +111,6 @@ struct shadow_key {
 	u32 key;
 	u32 access;
 	u8 kind;	/* MROCE_OFL_MR_* or SH_KIND_MW */
-	bool gone;
 	u64 iova;
 	u64 length;
 };
@@ -191,11 +191,15 @@ static int pages_ok(const struct mroce_ofl_pages *p)
 /* a ring of @depth entries: its header and entries fit its pages */
 static int ring_ok(const struct mroce_ofl_pages *p, u32 depth)
 {
+	int err = pages_ok(p);
+
+	if (err)
+		return err;
 	if (!p->n || !depth || p->stride_log2 > 16 ||
 	    ((u64)p->n << p->shift) <
 	    MRE_RING_HDR_SIZE + ((u64)depth << p->stride_log2))
 		return -EINVAL;
-	return pages_ok(p);
+	return 0;
 }
 
 static bool has(struct xarray *xa, u32 id)
@@ -231,45 +235,47 @@ static int replace(struct xarray *xa, u32 id, void *e, void *old)
 }
 
 /*
- * Destroy the live entry @e at @id: it stays, marked @gone, while there
- * is room for such tombstones (late packets for it are told from holes),
- * else it goes after a grace period. Once no reader can have found it
- * live, a tombstone's extra (READ slots, pages) goes: only live entries'
- * are read. The caller must not touch @e afterwards.
+ * Destroy the live entry @e at @id: it stays, marked gone, while there is
+ * room for such tombstones (late packets for it are told from holes), else
+ * it goes. Its extra (READ slots, a user MR's pages) goes once no reader
+ * can still have found it live, before this returns: mroce unpins an MR's
+ * pages when MR_DESTROY returns. The caller must not touch @e afterwards.
  */
-static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id,
-		 void *e, bool *gone)
+static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id, void *e)
 {
 	struct shadow_head *h = e;
+	bool keep = sh->tombs < SH_MAX_TOMBS;
 
-	if (sh->tombs >= SH_MAX_TOMBS) {
+	if (keep) {
+		WRITE_ONCE(h->gone, true);
+		sh->tombs++;
+	} else {
 		xa_erase(xa, id);
-		entry_free_later(e);
+	}
+	if (!h->extra) {
+		if (!keep)
+			entry_free_later(e);
 		return;
 	}
-	WRITE_ONCE(*gone, true);
-	sh->tombs++;
-	if (h->extra) {
-		synchronize_rcu();
+	synchronize_rcu();
+	if (keep) {
 		kvfree(h->extra);
 		h->extra = NULL;
+	} else {
+		entry_free(e);
 	}
 }
 
 /* a live entry, or NULL; a tombstone is reused by the next CREATE */
-static void *live(struct swnic_shadow *sh, struct xarray *xa, u32 id,
-		  bool *tomb)
+static void *live(struct xarray *xa, u32 id, bool *tomb)
 {
-	void *e = xa_load(xa, id);
-	bool gone;
+	struct shadow_head *h = xa_load(xa, id);
 
-	if (!e)
+	if (!h)
 		return NULL;
-	gone = xa == &sh->qps ? READ_ONCE(((struct shadow_qp *)e)->gone) :
-				READ_ONCE(((struct shadow_key *)e)->gone);
 	if (tomb)
-		*tomb = gone;
-	return gone ? NULL : e;
+		*tomb = h->gone;
+	return h->gone ? NULL : h;
 }
 
 static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
@@ -284,7 +290,7 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 		return -ENOENT;
 	if (!c->id || key >> 8 != c->id)
 		return -EINVAL;
-	old = live(sh, &sh->keys, c->id, &tomb);
+	old = live(&sh->keys, c->id, &tomb);
 	/* a rereg replaces a user MR; anything else takes a free index */
 	if (rereg && (!old || old->kind != MROCE_OFL_MR_USER))
 		return -ENOENT;
@@ -345,18 +351,11 @@ einval:
 
 static int key_destroy(struct swnic_shadow *sh, u32 id, bool mw)
 {
-	struct shadow_key *k = live(sh, &sh->keys, id, NULL);
+	struct shadow_key *k = live(&sh->keys, id, NULL);
 
 	if (!k || (k->kind == SH_KIND_MW) != mw)
 		return -ENOENT;
-	/* the fence: no READ check reads a user MR's pages once this returns */
-	if (k->kind == MROCE_OFL_MR_USER && sh->tombs >= SH_MAX_TOMBS) {
-		xa_erase(&sh->keys, id);
-		synchronize_rcu();
-		entry_free(k);
-		return 0;
-	}
-	bury(sh, &sh->keys, id, k, &k->gone);
+	bury(sh, &sh->keys, id, k);
 	return 0;
 }
 
@@ -368,7 +367,7 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 
 	if (!c->id)
 		return -EINVAL;
-	if (live(sh, &sh->qps, c->id, &tomb))
+	if (live(&sh->qps, c->id, &tomb))
 		return -EEXIST;
 	if (!has(&sh->pds, a->pd) || !has(&sh->cqs, a->send_cq) ||
 	    !has(&sh->cqs, a->recv_cq) || (a->srq && !has(&sh->srqs, a->srq)))
@@ -411,7 +410,7 @@ static bool connected(u8 type)
 static int qp_modify(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 {
 	const struct mroce_ofl_qp *a = &c->qp;
-	struct shadow_qp *q = live(sh, &sh->qps, c->id, NULL);
+	struct shadow_qp *q = live(&sh->qps, c->id, NULL);
 
 	if (!q)
 		return -ENOENT;
@@ -438,11 +437,11 @@ static int qp_modify(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 
 static int qp_destroy(struct swnic_shadow *sh, u32 id)
 {
-	struct shadow_qp *q = live(sh, &sh->qps, id, NULL);
+	struct shadow_qp *q = live(&sh->qps, id, NULL);
 
 	if (!q)
 		return -ENOENT;
-	bury(sh, &sh->qps, id, q, &q->gone);
+	bury(sh, &sh->qps, id, q);
 	return 0;
 }
 
@@ -584,6 +583,7 @@ static void read_check(struct swnic_shadow *sh, struct shadow_qp *q,
 {
 	struct shadow_read r = {}, *slot;
 	const struct shadow_key *k;
+	u64 off;
 
 	if (!q->h.extra || !d->plen)
 		return;
@@ -595,11 +595,14 @@ static void read_check(struct swnic_shadow *sh, struct shadow_qp *q,
 	if (!r.valid || d->offset > r.mlen || d->plen > r.mlen - d->offset)
 		return;
 	k = xa_load(&sh->keys, r.rkey >> 8);
-	if (!k || READ_ONCE(k->gone) || k->kind != MROCE_OFL_MR_USER ||
-	    k->key != r.rkey || r.raddr < k->iova)
+	/* the MR as it is now (a rereg may have moved it): inside it */
+	if (!k || READ_ONCE(k->h.gone) || k->kind != MROCE_OFL_MR_USER ||
+	    k->key != r.rkey || r.raddr < k->iova ||
+	    check_add_overflow(r.raddr - k->iova, (u64)d->offset, &off) ||
+	    off > k->length || d->plen > k->length - off)
 		return;
 	sh_count(sh, SH_READ_CHECKED);
-	if (!mr_holds(k, r.raddr - k->iova + d->offset, data, d->plen))
+	if (!mr_holds(k, off, data, d->plen))
 		sh_count(sh, SH_READ_DIFFERS);
 }
 
@@ -607,7 +610,7 @@ static void read_check(struct swnic_shadow *sh, struct shadow_qp *q,
 static enum shadow_stat tx_check(const struct shadow_qp *q,
 				 const struct mre_pkt *p)
 {
-	if (!q || READ_ONCE(q->gone))
+	if (!q || READ_ONCE(q->h.gone))
 		return SH_TX_UNKNOWN_QP;
 	if (p->type == MRE_T_UD)
 		return connected(q->type) ? SH_TX_UNKNOWN_QP : SH_NSTATS;
@@ -670,7 +673,7 @@ static enum shadow_stat key_check(struct swnic_shadow *sh,
 
 	if (!k)
 		return SH_RX_UNKNOWN_KEY;
-	if (READ_ONCE(k->gone))
+	if (READ_ONCE(k->h.gone))
 		return SH_RX_GONE_KEY;
 	if (k->pd != q->pd || (right && !(READ_ONCE(q->access) & right)))
 		return SH_RX_BAD_KEY;
@@ -699,7 +702,7 @@ static enum shadow_stat rx_check(struct swnic_shadow *sh,
 						    d->dst_stream);
 	if (!q)
 		return SH_RX_UNKNOWN_QP;
-	if (READ_ONCE(q->gone))
+	if (READ_ONCE(q->h.gone))
 		return SH_RX_GONE_QP;
 	if (p->type == MRE_T_UD || !d->mlen)
 		return SH_NSTATS;
@@ -785,7 +788,7 @@ void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value)
 	switch (MROCE_OFL_DBQ_TYPE(queue)) {
 	case MROCE_OFL_DB_SQ:
 		q = xa_load(&sh->qps, id);
-		if (q && !READ_ONCE(q->gone))
+		if (q && !READ_ONCE(q->h.gone))
 			bad = sq_index(q, value);
 		break;
 	case MROCE_OFL_DB_CQ_ARM:

@@ -400,9 +400,9 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb);
 
 /*
  * MROCE_OFL_OBJECTS: an event of @port's NIC (struct mroce_ofl_event).
- * Process context or softirq, not hard IRQ. Returns 0, -EINVAL for an
- * unknown type, -ENOENT for an id the device does not have (counted),
- * -ENODEV outside attach..detach.
+ * Process context or softirq, not hard IRQ. Returns 0 (counted in sysfs
+ * ofl_events), -EINVAL for an unknown type, -ENOENT for an id the device
+ * does not have, -ENODEV outside attach..detach.
  */
 int mroce_ofl_event(struct mroce_ofl_port *port,
 		    const struct mroce_ofl_event *ev);
