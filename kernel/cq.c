@@ -225,30 +225,63 @@ enum ib_wc_status mroce_wc_status(enum mre_status st)
 	return st < MRE_ST_MAX ? map[st] : IB_WC_GENERAL_ERR;
 }
 
+/* the CQ failed (an overflow, the offload's CQ error): IB_EVENT_CQ_ERR once */
+static bool cq_error(struct mroce_cq *cq)
+{
+	struct ib_event ev = {
+		.device = cq->ibcq.device,
+		.element.cq = &cq->ibcq,
+		.event = IB_EVENT_CQ_ERR,
+	};
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	first = !cq->overflow;
+	cq->overflow = true;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (first && cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
+	return first;
+}
+
+int mroce_cq_ofl_error(struct mroce_cq *cq)
+{
+	return cq_error(cq) ? 0 : -EALREADY;
+}
+
+int mroce_cq_ofl_comp(struct mroce_cq *cq)
+{
+	unsigned long flags;
+	bool armed;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	armed = cq->notify;	/* 0 also while a batch's notification is due */
+	cq->notify = 0;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	if (!armed)
+		return -EALREADY;
+	local_bh_disable();	/* as a batch calls it: kernel CQs poll in BH */
+	mroce_cq_notify(cq);
+	local_bh_enable();
+	return 0;
+}
+
 bool mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 		   struct ib_qp *qp, bool solicited, struct mroce_batch *b)
 {
-	struct ib_event ev;
 	unsigned long flags;
 	struct mroce_cqe *e;
 	bool notify = false;
 
 	spin_lock_irqsave(&cq->lock, flags);
 	if (!mre_ring_space(&cq->q.r)) {
-		bool first = !cq->overflow;
-
-		cq->overflow = true;
 		spin_unlock_irqrestore(&cq->lock, flags);
 		mroce_counter_inc(to_mroce_dev(cq->ibcq.device),
 				  MROCE_CNT_CQ_OVERFLOW);
 		mroce_dbg_cq(cq, "overflow: completion of qp %u lost\n",
 			     qp->qp_num);
-		if (first && cq->ibcq.event_handler) {
-			ev.device = cq->ibcq.device;
-			ev.element.cq = &cq->ibcq;
-			ev.event = IB_EVENT_CQ_ERR;
-			cq->ibcq.event_handler(&ev, cq->ibcq.cq_context);
-		}
+		cq_error(cq);
 		return false;
 	}
 	if (unlikely(cqe->status != IB_WC_SUCCESS))

@@ -58,6 +58,14 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int n, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+/*
+ * The offload's events for @cq (include/mroce/offload.h): its completion
+ * interrupt calls the handler if the CQ is armed, and disarms it; its CQ
+ * error raises IB_EVENT_CQ_ERR once. 0, or -EALREADY (not armed; reported
+ * before). Process context or softirq.
+ */
+int mroce_cq_ofl_comp(struct mroce_cq *cq);
+int mroce_cq_ofl_error(struct mroce_cq *cq);
 /* @cq, taken from a batch's list: call its handler (mroce_batch_flush()) */
 void mroce_cq_batch_notify(struct mroce_cq *cq);
 const struct cpumask *mroce_get_vector_affinity(struct ib_device *ibdev,

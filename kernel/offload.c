@@ -27,11 +27,13 @@
 #include <net/addrconf.h>
 #include <net/ip.h>
 
+#include "cq.h"
 #include "net.h"
 #include "offload.h"
 #include "plane.h"
 #include "qp.h"
 #include "rx.h"
+#include "srq.h"
 #include "mroce.h"
 
 #define MROCE_OFL_LEVELS (MROCE_OFL_PACKETS | MROCE_OFL_TRANSPORT | \
@@ -150,6 +152,8 @@ int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name)
 	port->mdev = mdev;
 	if (!ofl)
 		return 0;
+	xa_init(&port->cqs);
+	xa_init(&port->srqs);
 	err = ofl->attach(port, &info, &port->priv);
 	if (err) {
 		pr_err("%s: offload %s did not attach: %d\n", mdev->ndev->name,
@@ -183,6 +187,8 @@ void mroce_ofl_dev_exit(struct mroce_dev *mdev)
 	if (!ofl)
 		return;
 	ofl->detach(port->priv);
+	xa_destroy(&port->cqs);		/* empty: the core destroyed them all */
+	xa_destroy(&port->srqs);
 	port->ofl = NULL;
 	port->priv = NULL;
 	static_branch_dec(&mroce_ofl_in_use);
@@ -277,49 +283,77 @@ static void qp_fatal(struct mroce_qp *qp)
 	spin_unlock_bh(&qp->lock);
 }
 
+/* every QP of the device fails, then its owners hear of the device */
+static void device_fatal(struct mroce_dev *mdev)
+{
+	struct ib_event iev = {
+		.device = &mdev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+	struct mroce_qp *qp;
+	unsigned long id;
+
+	xa_for_each(&mdev->qps, id, qp)
+		qp_fatal(qp);
+	ib_dispatch_event(&iev);	/* any context */
+}
+
+/* under rcu_read_lock(): the objects found stay until a grace period */
+static int ofl_event(struct mroce_dev *mdev, const struct mroce_ofl_event *ev)
+{
+	struct mroce_srq *srq;
+	struct mroce_qp *qp;
+	struct mroce_cq *cq;
+
+	switch (ev->type) {
+	case MROCE_OFL_EV_QP_FATAL:
+		qp = mroce_qp_lookup(mdev, ev->id);
+		if (!qp)
+			return -ENOENT;
+		qp_fatal(qp);
+		return 0;
+	case MROCE_OFL_EV_DEVICE_FATAL:
+		device_fatal(mdev);
+		return 0;
+	case MROCE_OFL_EV_CQ_COMP:
+	case MROCE_OFL_EV_CQ_ERR:
+		cq = xa_load(&mdev->ofl.cqs, ev->id);
+		if (!cq)
+			return -ENOENT;
+		return ev->type == MROCE_OFL_EV_CQ_COMP ?
+		       mroce_cq_ofl_comp(cq) : mroce_cq_ofl_error(cq);
+	case MROCE_OFL_EV_SRQ_LIMIT:
+		srq = xa_load(&mdev->ofl.srqs, ev->id);
+		return srq ? mroce_srq_ofl_limit(srq) : -ENOENT;
+	default:
+		return -EINVAL;
+	}
+}
+
 /**
  * mroce_ofl_event - an event of the NIC behind @port (MROCE_OFL_OBJECTS)
  * @port: the port attach() was given
  * @ev:   the event, as include/mroce/offload.h describes
  *
  * Process context or softirq. 0, -EINVAL (an unknown type), -ENOENT (no
- * such QP), -ENODEV (the port is not attached).
+ * such object), -EALREADY (nothing left to report), -ENODEV (the port is
+ * not attached). A completion interrupt is not logged; the others are.
  */
 int mroce_ofl_event(struct mroce_ofl_port *port,
 		    const struct mroce_ofl_event *ev)
 {
 	struct mroce_dev *mdev = port->mdev;
-	struct mroce_qp *qp;
-	unsigned long id;
-	int err = 0;
+	int err;
 
-	if (ev->type != MROCE_OFL_EV_QP_FATAL &&
-	    ev->type != MROCE_OFL_EV_DEVICE_FATAL)
-		return -EINVAL;
-	rcu_read_lock();	/* the QPs, and the device while live */
-	if (!READ_ONCE(port->live)) {
-		err = -ENODEV;
-	} else if (ev->type == MROCE_OFL_EV_QP_FATAL) {
-		qp = mroce_qp_lookup(mdev, ev->id);
-		if (qp)
-			qp_fatal(qp);
-		else
-			err = -ENOENT;
-	} else {
-		struct ib_event iev = {
-			.device = &mdev->ibdev,
-			.event = IB_EVENT_DEVICE_FATAL,
-		};
-
-		xa_for_each(&mdev->qps, id, qp)
-			qp_fatal(qp);
-		ib_dispatch_event(&iev);	/* any context */
-	}
+	rcu_read_lock();	/* the objects, and the device while live */
+	err = READ_ONCE(port->live) ? ofl_event(mdev, ev) : -ENODEV;
 	rcu_read_unlock();
 	if (!err)
 		atomic64_inc(&port->events);
-	ibdev_info_ratelimited(&mdev->ibdev, "offload event %u id %u: %d\n",
-			       ev->type, ev->id, err);
+	if (err || ev->type != MROCE_OFL_EV_CQ_COMP)
+		ibdev_info_ratelimited(&mdev->ibdev,
+				       "offload event %u id %u: %d\n",
+				       ev->type, ev->id, err);
 	return err;
 }
 EXPORT_SYMBOL_GPL(mroce_ofl_event);

@@ -20,6 +20,7 @@
 
 #include <linux/jump_label.h>
 #include <linux/types.h>
+#include <linux/xarray.h>
 #include <mroce/offload.h>
 
 struct mroce_dev;
@@ -34,6 +35,8 @@ struct mroce_ofl_port {
 	/* object commands carried out and refused (sysfs ofl_cmds, ...) */
 	atomic64_t cmds, cmd_errors;
 	atomic64_t events;			/* taken (sysfs ofl_events) */
+	/* the CQs and SRQs told of, by command id, for the NIC's events */
+	struct xarray cqs, srqs;		/* oflcmd.c writes; RCU readers */
 };
 
 /*

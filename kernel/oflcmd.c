@@ -15,6 +15,7 @@
 #include "cq.h"
 #include "mr.h"
 #include "queue.h"
+#include "offload.h"
 #include "oflcmd.h"
 #include "qp.h"
 #include "srq.h"
@@ -80,6 +81,35 @@ int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c)
 	return err;
 }
 
+static void forget(struct xarray *xa, u32 id)
+{
+	xa_erase(xa, id);
+	synchronize_rcu();	/* events under way that found it */
+}
+
+/*
+ * Command @c for @obj, a CQ or SRQ the NIC's events name by id (@xa): a
+ * CREATE makes it findable before the NIC learns of it, a DESTROY makes it
+ * unknown, and waits out the events that found it, before the NIC forgets.
+ */
+static int tell(struct mroce_dev *mdev, struct xarray *xa, void *obj,
+		struct mroce_ofl_cmd *c, bool create, bool destroy)
+{
+	int err;
+
+	if (destroy)
+		forget(xa, c->id);
+	if (create) {
+		err = xa_insert(xa, c->id, obj, GFP_KERNEL);
+		if (err)
+			return err;
+	}
+	err = mroce_ofl_cmd(mdev, c);
+	if (err && create)
+		forget(xa, c->id);
+	return err;
+}
+
 /* @p: the pages of vmalloc'ed ring @q as the NIC reaches them */
 static int ring_pages(const struct mroce_queue *q, struct mroce_ofl_pages *p)
 {
@@ -120,7 +150,8 @@ int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, const struct mroce_queue *q,
 		if (err)
 			return err;
 	}
-	err = mroce_ofl_cmd(mdev, &c);
+	err = tell(mdev, &mdev->ofl.cqs, cq, &c,
+		   op == MROCE_OFL_CMD_CQ_CREATE, op == MROCE_OFL_CMD_CQ_DESTROY);
 	kvfree(c.cq.ring.addr);
 	return err;
 }
@@ -147,7 +178,9 @@ int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
 		if (err)
 			return err;
 	}
-	err = mroce_ofl_cmd(mdev, &c);
+	err = tell(mdev, &mdev->ofl.srqs, srq, &c,
+		   op == MROCE_OFL_CMD_SRQ_CREATE,
+		   op == MROCE_OFL_CMD_SRQ_DESTROY);
 	kvfree(c.srq.ring.addr);
 	return err;
 }

@@ -167,6 +167,20 @@ static void limit_event(struct mroce_srq *srq)
 		srq->ibsrq.event_handler(&ev, srq->ibsrq.srq_context);
 }
 
+int mroce_srq_ofl_limit(struct mroce_srq *srq)
+{
+	u32 armed;
+
+	spin_lock_bh(&srq->lock);
+	armed = srq->limit;
+	srq->limit = 0;			/* one event per arming */
+	spin_unlock_bh(&srq->lock);
+	if (!armed)
+		return -EALREADY;
+	limit_event(srq);
+	return 0;
+}
+
 int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r)
 {
 	struct mre_ring *ring = &srq->q.r;

@@ -56,5 +56,11 @@ bool mroce_rwqe_take(const struct mroce_rqe *e, struct mroce_rwqe *r,
  * empty. May raise the limit event. Any context.
  */
 int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r);
+/*
+ * The offload saw @srq's armed limit crossed: disarm it and raise
+ * IB_EVENT_SRQ_LIMIT_REACHED. 0, or -EALREADY when it is not armed.
+ * Process context or softirq.
+ */
+int mroce_srq_ofl_limit(struct mroce_srq *srq);
 
 #endif /* MROCE_SRQ_H */

@@ -292,10 +292,31 @@ static_assert(sizeof(struct mroce_ofl_cmd) == 64);
  *   MROCE_OFL_EV_DEVICE_FATAL  id 0: the NIC failed or was reset; every
  *                              QP of the device goes to ERR as above, and
  *                              mroce raises IB_EVENT_DEVICE_FATAL.
+ *   MROCE_OFL_EV_CQ_COMP       id: a CQ the NIC wrote a CQE to that the
+ *                              last MROCE_OFL_DB_CQ_ARM asked to hear of
+ *                              (the completion interrupt). mroce disarms
+ *                              the CQ and calls its completion handler (a
+ *                              kernel ULP's, a user's completion channel).
+ *                              -EALREADY if mroce has it disarmed: nothing
+ *                              is called.
+ *   MROCE_OFL_EV_CQ_ERR        id: a CQ that overflowed or whose ring the
+ *                              NIC cannot use. mroce raises
+ *                              IB_EVENT_CQ_ERR, once per CQ as for its own
+ *                              overflow (-EALREADY after that).
+ *   MROCE_OFL_EV_SRQ_LIMIT     id: an SRQ whose armed limit the NIC saw
+ *                              crossed. mroce disarms it (ib_query_srq()
+ *                              says 0) and raises
+ *                              IB_EVENT_SRQ_LIMIT_REACHED; -EALREADY if it
+ *                              is not armed.
+ * A CQ or SRQ id is the one its CREATE command gave; after its DESTROY
+ * returned the id is unknown (-ENOENT) and may be reused.
  */
 enum mroce_ofl_event_type {
 	MROCE_OFL_EV_QP_FATAL = 1,
 	MROCE_OFL_EV_DEVICE_FATAL,
+	MROCE_OFL_EV_CQ_COMP,
+	MROCE_OFL_EV_CQ_ERR,
+	MROCE_OFL_EV_SRQ_LIMIT,
 	MROCE_OFL_EV_MAX
 };
 
@@ -402,7 +423,8 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb);
  * MROCE_OFL_OBJECTS: an event of @port's NIC (struct mroce_ofl_event).
  * Process context or softirq, not hard IRQ. Returns 0 (counted in sysfs
  * ofl_events), -EINVAL for an unknown type, -ENOENT for an id the device
- * does not have, -ENODEV outside attach..detach.
+ * does not have, -EALREADY for an event with nothing left to report (see
+ * the types), -ENODEV outside attach..detach.
  */
 int mroce_ofl_event(struct mroce_ofl_port *port,
 		    const struct mroce_ofl_event *ev);

@@ -20,9 +20,13 @@
  *                    counts CREATEs and DESTROYs (`created`, `destroyed`;
  *                    MR_CREATE with REPLACE counts as neither) and refuses
  *                    the op in `refuse_op` (writable) with -ENOSPC,
- *                    counting `refused`. Writing "qp N" or "device" to
- *                    `raise` hands mroce_ofl_event() a QP_FATAL for QP N
- *                    or a DEVICE_FATAL; `raised` is its answer.
+ *                    counting `refused`. Writing to `raise` hands
+ *                    mroce_ofl_event() an event: "qp N" QP_FATAL for QP N,
+ *                    "device" DEVICE_FATAL, "cqcomp N", "cqerr N" CQ_COMP,
+ *                    CQ_ERR for CQ N, "srqlimit N" SRQ_LIMIT, "type T" an
+ *                    event of type T for id 0; `raised` is its answer.
+ *                    `last_cq`, `last_srq`: the ids of the last CQ_CREATE
+ *                    and SRQ_CREATE.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,20 +132,39 @@ static void t_doorbell(void *priv, u32 queue, u32 value)
 static int raised;
 module_param(raised, int, 0444);
 
-/* `raise`: "qp N" or "device", an event of obj_netdev's device */
+/* the ids of the last CQ and SRQ created (for `raise`) */
+static int last_cq;
+module_param(last_cq, int, 0444);
+static int last_srq;
+module_param(last_srq, int, 0444);
+
+/* `raise`: "device" or "KIND N", an event of obj_netdev's device */
 static int t_raise(const char *val, const struct kernel_param *kp)
 {
+	static const struct { const char *kind; u8 type; } kinds[] = {
+		{ "qp ", MROCE_OFL_EV_QP_FATAL },
+		{ "cqcomp ", MROCE_OFL_EV_CQ_COMP },
+		{ "cqerr ", MROCE_OFL_EV_CQ_ERR },
+		{ "srqlimit ", MROCE_OFL_EV_SRQ_LIMIT },
+		{ "type ", 0 },		/* "type T": an event of type T, id 0 */
+	};
 	struct mroce_ofl_event ev = {};
+	u32 i, n, arg;
 
-	if (!strncmp(val, "qp ", 3)) {
-		ev.type = MROCE_OFL_EV_QP_FATAL;
-		if (kstrtou32(val + 3, 0, &ev.id))
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		n = strlen(kinds[i].kind);
+		if (strncmp(val, kinds[i].kind, n))
+			continue;
+		if (kstrtou32(val + n, 0, &arg))
 			return -EINVAL;
-	} else if (sysfs_streq(val, "device")) {
-		ev.type = MROCE_OFL_EV_DEVICE_FATAL;
-	} else {
-		return -EINVAL;
+		ev.type = kinds[i].type ? kinds[i].type : arg;
+		ev.id = kinds[i].type ? arg : 0;
+		break;
 	}
+	if (sysfs_streq(val, "device"))
+		ev.type = MROCE_OFL_EV_DEVICE_FATAL;
+	else if (i == ARRAY_SIZE(kinds))
+		return -EINVAL;
 	mutex_lock(&t_cmd_lock);
 	raised = obj_port ? mroce_ofl_event(obj_port, &ev) : -ENODEV;
 	mutex_unlock(&t_cmd_lock);
@@ -166,10 +189,12 @@ static int t_cmd(void *priv, const struct mroce_ofl_cmd *c)
 		goto out;
 	}
 	switch (c->op) {
-	case MROCE_OFL_CMD_PD_CREATE:
-	case MROCE_OFL_CMD_MW_CREATE:
 	case MROCE_OFL_CMD_CQ_CREATE:
 	case MROCE_OFL_CMD_SRQ_CREATE:
+		*(c->op == MROCE_OFL_CMD_CQ_CREATE ? &last_cq : &last_srq) = c->id;
+		fallthrough;
+	case MROCE_OFL_CMD_PD_CREATE:
+	case MROCE_OFL_CMD_MW_CREATE:
 	case MROCE_OFL_CMD_QP_CREATE:
 		created++;
 		break;

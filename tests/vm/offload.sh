@@ -116,6 +116,27 @@ t_ok "the offload's QP_FATAL for QP $q: mroce_ofl_event() $(param raised), its o
 	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev1.log "$q")" = "1 0"
 echo "qp 999999" > /sys/module/mroce_ofl_test/parameters/raise
 t_ok "QP_FATAL for a QP the device does not have: -ENOENT ($(param raised))" test "$(param raised)" = -2
+raise() {	# raise EVENT: mroce_ofl_event()'s answer
+	echo "$1" > /sys/module/mroce_ofl_test/parameters/raise && param raised
+}
+# the CQ's completion interrupt, its error and the SRQ's limit: each taken
+# once while armed (or not yet reported), -EALREADY (-114) the second time
+mroce-asyncev -d mB -n 3 -t 20 > /tmp/ev3.log 2>&1 & ev=$!
+q=$(evwait /tmp/ev3.log)
+cq=$(param last_cq) srq=$(param last_srq)
+r="$(raise "cqcomp $cq") $(raise "cqcomp $cq") $(raise "cqerr $cq") $(raise "cqerr $cq")"
+r="$r $(raise "srqlimit $srq") $(raise "srqlimit $srq")"
+wait $ev; rc=$?
+sed 's/^/#   /' /tmp/ev3.log
+t_ok "CQ_COMP, CQ_ERR for CQ $cq and SRQ_LIMIT for SRQ $srq, twice each: answers $r" \
+	test "$r" = "0 -114 0 -114 0 -114"
+t_ok "the owner hears each once: a completion on its channel, IBV_EVENT_CQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED (rc $rc)" \
+	test "$rc" = 0 -a "$(grep -c '^comp$' /tmp/ev3.log) $(grep -c '^event CQ error$' /tmp/ev3.log) $(grep -c '^event SRQ limit reached$' /tmp/ev3.log)" = "1 1 1"
+gone() {	# the CQ's and SRQ's answers once the program's objects are gone
+	[ "$(raise "cqerr $cq") $(raise "srqlimit $srq")" = "-2 -2" ]
+}
+t_ok "after the program's exit its CQ and SRQ are unknown to events: -ENOENT" t_wait 10 gone
+t_ok "an event of an unknown type: -EINVAL" test "$(raise "type 99")" = -22
 mroce-asyncev -d mB -n 2 -t 20 > /tmp/ev2.log 2>&1 & ev=$!
 q=$(evwait /tmp/ev2.log)
 echo device > /sys/module/mroce_ofl_test/parameters/raise
@@ -123,7 +144,7 @@ wait $ev; rc=$?
 sed 's/^/#   /' /tmp/ev2.log
 t_ok "DEVICE_FATAL: the QP's owner gets QP $q's fatal and the device's (rc $rc, events $(evcount /tmp/ev2.log "$q"))" \
 	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev2.log "$q")" = "1 1"
-t_ok "ofl_events counts the two taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 2
+t_ok "ofl_events counts the five taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 5
 t_ok "rdma link delete mB: every object told of is destroyed (created $(param created))" bash -c \
 	"rdma link delete mB && [ \$(cat /sys/module/mroce_ofl_test/parameters/destroyed) = \$(cat /sys/module/mroce_ofl_test/parameters/created) ]"
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
