@@ -174,7 +174,7 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		resp.stride = MROCE_CQE_STRIDE;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err)
-			goto err_free;
+			goto err_back;
 	}
 
 	spin_lock_irqsave(&cq->lock, flags);
@@ -185,7 +185,7 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		mroce_dbg_cq(cq, "%u CQEs outstanding, cannot shrink to %d\n",
 			     n, cqe);
 		err = -EINVAL;
-		goto err_free;
+		goto err_back;
 	}
 	for (i = 0; i < n; i++)
 		memcpy(mre_ring_entry(&nq.r, i), mre_ring_entry(r, r->cons + i),
@@ -202,6 +202,8 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	mroce_queue_free(&oq);
 	return 0;
 
+err_back:	/* the offload took the new ring: it goes back to the old one */
+	mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_RESIZE, &cq->q, 0);
 err_free:
 	mroce_queue_free(&nq);
 	return err;

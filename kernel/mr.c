@@ -101,6 +101,7 @@ static struct mroce_mr *user_mr_new(struct ib_pd *ibpd, u64 start, u64 length,
 
 static void user_mr_free(struct mroce_mr *mr)
 {
+	mroce_ofl_unmap(&mr->ofl);	/* the offload let go of them */
 	kvfree(mr->pages);
 	ib_umem_release(mr->umem);
 	kfree(mr);
@@ -327,6 +328,7 @@ int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	if (last)
 		mroce_ofl_mr_cmd(mr, ibmr->pd, MROCE_OFL_CMD_MR_DESTROY, 0);
 	mroce_dbg_mr(mr, "\n");
+	mroce_ofl_unmap(&mr->ofl);	/* DESTROY, or a rereg's REPLACE, came first */
 	if (mr->umem)
 		ib_umem_release(mr->umem);
 	if (mr->dmabuf)

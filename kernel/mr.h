@@ -82,6 +82,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "oflcmd.h"
+
 struct mroce_dev;
 
 enum mroce_mr_type {
@@ -110,6 +112,7 @@ struct mroce_mr {
 	u64 length;
 	struct ib_umem *umem;
 	struct page **pages;	/* USER: page i covers user VA (start & PAGE_MASK) + i pages */
+	struct mroce_ofl_map ofl;	/* USER: those pages for the offload */
 	unsigned long start;	/* USER: user VA of iova */
 	struct dma_buf *dmabuf;	/* DMABUF: referenced, attached, pinned, vmapped */
 	struct dma_buf_attachment *dmabuf_attach;

@@ -162,6 +162,8 @@ int mroce_ofl_dev_init(struct mroce_dev *mdev, const char *ibdev_name)
 		return err;
 	}
 	static_branch_inc(&mroce_ofl_in_use);
+	if (ofl->caps & MROCE_OFL_OBJECTS)
+		port->dma_dev = info.dma_dev;	/* page lists are mapped for it */
 	port->ofl = ofl;
 	WRITE_ONCE(port->live, true);
 	return 0;
@@ -191,6 +193,7 @@ void mroce_ofl_dev_exit(struct mroce_dev *mdev)
 	xa_destroy(&port->srqs);
 	port->ofl = NULL;
 	port->priv = NULL;
+	port->dma_dev = NULL;
 	static_branch_dec(&mroce_ofl_in_use);
 	module_put(ofl->owner);
 }

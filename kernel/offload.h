@@ -31,6 +31,7 @@ struct mroce_ofl_port {
 	struct mroce_dev *mdev;
 	const struct mroce_offload *ofl;	/* NULL: software datapath */
 	void *priv;				/* the offload's cookie */
+	struct device *dma_dev;			/* its answer (OBJECTS), or NULL */
 	bool live;				/* accepts mroce_ofl_rx(); RCU */
 	/* object commands carried out and refused (sysfs ofl_cmds, ...) */
 	atomic64_t cmds, cmd_errors;

@@ -6,6 +6,7 @@
  * issues its command is in Documentation/offload.rst ("Object commands");
  * the software datapath pays one test per verb.
  */
+#include <linux/dma-mapping.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/vmalloc.h>
@@ -110,20 +111,64 @@ static int tell(struct mroce_dev *mdev, struct xarray *xa, void *obj,
 	return err;
 }
 
-/* @p: the pages of vmalloc'ed ring @q as the NIC reaches them */
-static int ring_pages(const struct mroce_queue *q, struct mroce_ofl_pages *p)
+void mroce_ofl_unmap(struct mroce_ofl_map *m)
+{
+	u32 i;
+
+	for (i = 0; m->dev && i < m->n; i++)
+		dma_unmap_page(m->dev, m->addr[i], PAGE_SIZE, DMA_BIDIRECTIONAL);
+	kvfree(m->addr);
+	*m = (struct mroce_ofl_map){};
+}
+
+/* room in @m for @n pages, mapped for the device's offload */
+static int map_start(struct mroce_dev *mdev, struct mroce_ofl_map *m, u32 n)
+{
+	m->addr = kvmalloc_array(n, sizeof(*m->addr), GFP_KERNEL);
+	m->n = 0;
+	m->dev = mdev->ofl.dma_dev;
+	return m->addr ? 0 : -ENOMEM;
+}
+
+/* page @pg appended to @m as the NIC reaches it; on error @m is freed */
+static int map_page(struct mroce_ofl_map *m, struct page *pg)
+{
+	dma_addr_t a;
+
+	if (!m->dev) {
+		m->addr[m->n++] = page_to_phys(pg);
+		return 0;
+	}
+	a = dma_map_page(m->dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(m->dev, a)) {
+		mroce_ofl_unmap(m);
+		return -ENOMEM;
+	}
+	m->addr[m->n++] = a;
+	return 0;
+}
+
+/*
+ * @p: the pages of vmalloc'ed ring @q as the NIC reaches them, mapped into
+ * q->ofl unless they are already (a command that puts a ring back)
+ */
+static int ring_pages(struct mroce_dev *mdev, struct mroce_queue *q,
+		      struct mroce_ofl_pages *p)
 {
 	u32 i, n = q->len >> PAGE_SHIFT;
-	u64 *a = kvmalloc_array(n, sizeof(*a), GFP_KERNEL);
+	int err;
 
-	if (!a)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		a[i] = page_to_phys(vmalloc_to_page((u8 *)q->buf +
-						    (size_t)i * PAGE_SIZE));
+	if (!q->ofl.addr) {
+		err = map_start(mdev, &q->ofl, n);
+		for (i = 0; !err && i < n; i++)
+			err = map_page(&q->ofl, vmalloc_to_page((u8 *)q->buf +
+							(size_t)i * PAGE_SIZE));
+		if (err)
+			return err;
+	}
 	*p = (struct mroce_ofl_pages){
-		.addr = a,
-		.n = n,
+		.addr = q->ofl.addr,
+		.n = q->ofl.n,
 		.shift = PAGE_SHIFT,
 		.stride_log2 = ilog2(q->r.stride),
 	};
@@ -131,7 +176,7 @@ static int ring_pages(const struct mroce_queue *q, struct mroce_ofl_pages *p)
 }
 
 /* tell the device's offload of @cq (MROCE_OFL_OBJECTS); @q: its ring */
-int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, const struct mroce_queue *q,
+int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, struct mroce_queue *q,
 		     u32 vector)
 {
 	struct mroce_dev *mdev = to_mroce_dev(cq->ibcq.device);
@@ -146,14 +191,12 @@ int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, const struct mroce_queue *q,
 		return 0;
 	if (q) {
 		c.cq.depth = q->r.size;
-		err = ring_pages(q, &c.cq.ring);
+		err = ring_pages(mdev, q, &c.cq.ring);
 		if (err)
 			return err;
 	}
-	err = tell(mdev, &mdev->ofl.cqs, cq, &c,
-		   op == MROCE_OFL_CMD_CQ_CREATE, op == MROCE_OFL_CMD_CQ_DESTROY);
-	kvfree(c.cq.ring.addr);
-	return err;
+	return tell(mdev, &mdev->ofl.cqs, cq, &c, op == MROCE_OFL_CMD_CQ_CREATE,
+		    op == MROCE_OFL_CMD_CQ_DESTROY);
 }
 
 /* tell the device's offload of @srq (MROCE_OFL_OBJECTS) */
@@ -174,15 +217,13 @@ int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
 	if (!takes_objects(mdev))
 		return 0;
 	if (op == MROCE_OFL_CMD_SRQ_CREATE) {
-		err = ring_pages(&srq->q, &c.srq.ring);
+		err = ring_pages(mdev, &srq->q, &c.srq.ring);
 		if (err)
 			return err;
 	}
-	err = tell(mdev, &mdev->ofl.srqs, srq, &c,
-		   op == MROCE_OFL_CMD_SRQ_CREATE,
-		   op == MROCE_OFL_CMD_SRQ_DESTROY);
-	kvfree(c.srq.ring.addr);
-	return err;
+	return tell(mdev, &mdev->ofl.srqs, srq, &c,
+		    op == MROCE_OFL_CMD_SRQ_CREATE,
+		    op == MROCE_OFL_CMD_SRQ_DESTROY);
 }
 
 /* tell the device's offload of @mr, in @pd (MROCE_OFL_OBJECTS) */
@@ -208,28 +249,31 @@ int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags)
 		},
 	};
 	struct mroce_dev *mdev = to_mroce_dev(pd->device);
+	struct mroce_ofl_map *m = &mr->ofl;
+	int err = 0;
 	u32 i, n;
-	u64 *a;
-	int err;
 
 	if (!takes_objects(mdev))
 		return 0;
-	/* a user MR's pinned pages; page i covers user VA start + i pages */
+	/*
+	 * A user MR's pinned pages, page i covering user VA start + i pages,
+	 * mapped once (a rereg's way back re-sends them)
+	 */
 	if (op == MROCE_OFL_CMD_MR_CREATE && mr->type == MROCE_MR_USER) {
 		n = ib_umem_num_pages(mr->umem);
-		a = kvmalloc_array(n, sizeof(*a), GFP_KERNEL);
-		if (!a)
-			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			a[i] = page_to_phys(mr->pages[i]);
+		if (!m->addr) {
+			err = map_start(mdev, m, n);
+			for (i = 0; !err && i < n; i++)
+				err = map_page(m, mr->pages[i]);
+		}
+		if (err)
+			return err;
 		c.mr.pages = (struct mroce_ofl_pages){
-			.addr = a, .n = n, .shift = PAGE_SHIFT,
+			.addr = m->addr, .n = m->n, .shift = PAGE_SHIFT,
 		};
 		c.mr.offset = offset_in_page(mr->start);
 	}
-	err = mroce_ofl_cmd(mdev, &c);
-	kvfree(c.mr.pages.addr);
-	return err;
+	return mroce_ofl_cmd(mdev, &c);
 }
 
 /* tell the device's offload of @mw (MROCE_OFL_OBJECTS) */
@@ -280,14 +324,10 @@ int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,
 	if (!takes_objects(mdev))
 		return 0;
 	if (op == MROCE_OFL_CMD_QP_CREATE) {
-		err = ring_pages(&qp->sq, &a->create.sq);
+		err = ring_pages(mdev, &qp->sq, &a->create.sq);
 		if (!err && !qp->srq)
-			err = ring_pages(&qp->rq, &a->create.rq);
-		if (!err)
-			err = mroce_ofl_cmd(mdev, &c);
-		kvfree(a->create.sq.addr);
-		kvfree(a->create.rq.addr);
-		return err;
+			err = ring_pages(mdev, &qp->rq, &a->create.rq);
+		return err ?: mroce_ofl_cmd(mdev, &c);
 	}
 	a->modify.attr_mask = mask;
 	a->modify.dest_qpn = qp->attr.dest_qp_num;

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+struct device;
 struct mroce_cq;
 struct mroce_dev;
 struct mroce_mr;
@@ -21,9 +22,24 @@ struct mroce_qp;
 struct mroce_queue;
 struct mroce_srq;
 
+/*
+ * Pages an object hands the NIC (a ring, a user MR's), as it reaches them:
+ * mapped for the offload's DMA device @dev (physical addresses without
+ * one) by the command that hands them, kept until the object's owner
+ * calls mroce_ofl_unmap() after the command that takes them back.
+ */
+struct mroce_ofl_map {
+	u64 *addr;
+	u32 n;
+	struct device *dev;
+};
+
+/* @m unmapped and freed (nothing if it holds nothing); process context */
+void mroce_ofl_unmap(struct mroce_ofl_map *m);
+
 int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c);
 /* @q: the CQ's ring (CREATE, RESIZE: the new one), NULL for DESTROY */
-int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, const struct mroce_queue *q,
+int mroce_ofl_cq_cmd(struct mroce_cq *cq, u8 op, struct mroce_queue *q,
 		     u32 vector);
 int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op);
 /* @pd: the MR's (the core sets ibmr.pd only after a registration) */

@@ -37,6 +37,7 @@ int mroce_queue_init(struct mroce_queue *q, struct ib_udata *udata,
 	mre_ring_init(&q->r, q->buf, size, stride);
 	mre_ring_init(&q->kp, q->buf, size, stride);
 	q->mmap = NULL;
+	q->ofl = (struct mroce_ofl_map){};
 	if (!udata)
 		return 0;
 
@@ -70,6 +71,7 @@ err_free:
  */
 void mroce_queue_free(struct mroce_queue *q)
 {
+	mroce_ofl_unmap(&q->ofl);	/* the NIC was told to let go first */
 	if (q->mmap)
 		rdma_user_mmap_entry_remove(q->mmap);
 	else

@@ -22,6 +22,7 @@
 #include <linux/types.h>
 #include <rdma/ib_verbs.h>
 
+#include "oflcmd.h"
 #include "ring.h"
 
 struct mroce_queue {
@@ -36,6 +37,7 @@ struct mroce_queue {
 	void *buf;
 	size_t len;
 	struct rdma_user_mmap_entry *mmap;	/* user queues only */
+	struct mroce_ofl_map ofl;	/* its pages for the offload (OBJECTS) */
 };
 
 /*

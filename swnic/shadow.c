@@ -30,6 +30,7 @@
  * by field (READ_ONCE/WRITE_ONCE; a QP's dest_qpn is written before
  * has_dest is released), so the SQ's last doorbell index lives on.
  */
+#include <linux/dma-direct.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
@@ -142,8 +143,9 @@ static void sh_count(struct swnic_shadow *sh, enum shadow_stat s)
 	atomic64_inc(&sh->stats[s]);
 }
 
-void swnic_shadow_init(struct swnic_shadow *sh)
+void swnic_shadow_init(struct swnic_shadow *sh, struct device *dma)
 {
+	sh->dma = dma;
 	mutex_init(&sh->lock);
 	xa_init(&sh->pds);
 	xa_init(&sh->cqs);
@@ -172,8 +174,19 @@ void swnic_shadow_free(struct swnic_shadow *sh)
 
 /* --- commands (sh->lock) -------------------------------------------------- */
 
+/*
+ * The memory behind address @a of a page list. With a DMA device the
+ * addresses are its bus addresses: dma-direct's, turned back as a NIC's
+ * IOMMU would (the identity where no offset or encryption bit applies).
+ */
+static phys_addr_t nic_phys(const struct swnic_shadow *sh, u64 a)
+{
+	return sh->dma ? dma_to_phys(sh->dma, a) : a;
+}
+
 /* every page of @p a page of memory this NIC can reach */
-static int pages_ok(const struct mroce_ofl_pages *p)
+static int pages_ok(const struct swnic_shadow *sh,
+		    const struct mroce_ofl_pages *p)
 {
 	u32 i;
 
@@ -183,15 +196,16 @@ static int pages_ok(const struct mroce_ofl_pages *p)
 		return -EOPNOTSUPP;
 	for (i = 0; i < p->n; i++)
 		if (offset_in_page(p->addr[i]) ||
-		    !pfn_valid(PHYS_PFN(p->addr[i])))
+		    !pfn_valid(PHYS_PFN(nic_phys(sh, p->addr[i]))))
 			return -EINVAL;
 	return 0;
 }
 
 /* a ring of @depth entries: its header and entries fit its pages */
-static int ring_ok(const struct mroce_ofl_pages *p, u32 depth)
+static int ring_ok(const struct swnic_shadow *sh,
+		   const struct mroce_ofl_pages *p, u32 depth)
 {
-	int err = pages_ok(p);
+	int err = pages_ok(sh, p);
 
 	if (err)
 		return err;
@@ -285,6 +299,7 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 	u32 pd = mw ? c->mw.pd : c->mr.pd, key = mw ? c->mw.key : c->mr.key;
 	struct shadow_key *old, *k;
 	bool tomb = false;
+	u32 i;
 
 	if (!has(&sh->pds, pd))
 		return -ENOENT;
@@ -317,7 +332,7 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 				goto einval;
 			/* the pages cover [offset, offset + length) exactly */
 			if (k->kind == MROCE_OFL_MR_USER &&
-			    (c->mr.offset >= PAGE_SIZE || pages_ok(&c->mr.pages) ||
+			    (c->mr.offset >= PAGE_SIZE || pages_ok(sh, &c->mr.pages) ||
 			     c->mr.pages.n != DIV_ROUND_UP(c->mr.offset + k->length,
 							   PAGE_SIZE)))
 				goto einval;
@@ -328,8 +343,9 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 					kfree(k);
 					return -ENOMEM;
 				}
-				memcpy(k->h.extra, c->mr.pages.addr,
-				       array_size(c->mr.pages.n, sizeof(u64)));
+				for (i = 0; i < c->mr.pages.n; i++)
+					((u64 *)k->h.extra)[i] =
+						nic_phys(sh, c->mr.pages.addr[i]);
 				k->npages = c->mr.pages.n;
 				k->offset = c->mr.offset;
 			}
@@ -377,8 +393,8 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 		return -EOPNOTSUPP;
 	if (a->state != IB_QPS_RESET || a->sq_log2 > 24 || a->rq_log2 > 24 ||
 	    (a->srq && (a->rq_log2 || a->create.rq.n)) ||
-	    ring_ok(&a->create.sq, 1U << a->sq_log2) ||
-	    (!a->srq && ring_ok(&a->create.rq, 1U << a->rq_log2)))
+	    ring_ok(sh, &a->create.sq, 1U << a->sq_log2) ||
+	    (!a->srq && ring_ok(sh, &a->create.rq, 1U << a->rq_log2)))
 		return -EINVAL;
 	q = kzalloc(sizeof(*q), GFP_KERNEL);
 	if (!q)
@@ -387,7 +403,7 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	q->type = a->type;
 	q->state = IB_QPS_RESET;
 	q->sq_depth = 1U << a->sq_log2;
-	q->sq_hdr = a->create.sq.addr[0];
+	q->sq_hdr = nic_phys(sh, a->create.sq.addr[0]);
 	spin_lock_init(&q->rd_lock);
 	if (a->type == IB_QPT_RC) {
 		q->h.extra = kvcalloc(SH_READS, sizeof(struct shadow_read),
@@ -453,18 +469,18 @@ static int do_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	case MROCE_OFL_CMD_PD_DESTROY:
 		return id_destroy(&sh->pds, c->id);
 	case MROCE_OFL_CMD_CQ_CREATE:
-		return ring_ok(&c->cq.ring, c->cq.depth) ? -EINVAL :
+		return ring_ok(sh, &c->cq.ring, c->cq.depth) ? -EINVAL :
 		       id_create(&sh->cqs, c->id);
 	case MROCE_OFL_CMD_CQ_RESIZE:
 		return !has(&sh->cqs, c->id) ? -ENOENT :
-		       ring_ok(&c->cq.ring, c->cq.depth) ? -EINVAL : 0;
+		       ring_ok(sh, &c->cq.ring, c->cq.depth) ? -EINVAL : 0;
 	case MROCE_OFL_CMD_CQ_DESTROY:
 		return id_destroy(&sh->cqs, c->id);
 	case MROCE_OFL_CMD_SRQ_CREATE:
 		if (!has(&sh->pds, c->srq.pd))
 			return -ENOENT;
 		if (c->srq.limit > c->srq.depth ||
-		    ring_ok(&c->srq.ring, c->srq.depth))
+		    ring_ok(sh, &c->srq.ring, c->srq.depth))
 			return -EINVAL;
 		return id_create(&sh->srqs, c->id);
 	case MROCE_OFL_CMD_SRQ_MODIFY:

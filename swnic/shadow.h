@@ -15,6 +15,7 @@
 
 #include <mroce/offload.h>
 
+struct device;
 struct seq_file;
 struct sk_buff;
 
@@ -48,6 +49,7 @@ enum shadow_stat {
 };
 
 struct swnic_shadow {
+	struct device *dma;	/* page lists are its bus addresses; or NULL */
 	struct mutex lock;	/* commands, one at a time */
 	struct xarray pds, cqs, srqs;	/* ids present: xa_mk_value(1) */
 	struct xarray qps;	/* struct shadow_qp, RCU readers */
@@ -56,7 +58,7 @@ struct swnic_shadow {
 	atomic64_t stats[SH_NSTATS];
 };
 
-void swnic_shadow_init(struct swnic_shadow *sh);
+void swnic_shadow_init(struct swnic_shadow *sh, struct device *dma);
 void swnic_shadow_free(struct swnic_shadow *sh);
 int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
 /* @skb: data at the MetaRoCE header; RX may pull headers into the head */

@@ -23,7 +23,14 @@
  *    tables a NIC running the datapath keeps, built from mroce's object
  *    commands, and a check of every DATA and UD packet carried either way
  *    against them (shadow.c): mroce's engine still moves the data, swnic
- *    counts each packet that names an object it was not told of.
+ *    counts each packet that names an object it was not told of;
+ *  - DMA (parameter `dma`, on by default, with objects): a device of its
+ *    own, /sys/devices/mroce_swnic, handed to mroce as the port's dma_dev,
+ *    so that mroce maps every page list for it as for a PCI NIC. It has
+ *    no IOMMU (dma-direct) but a bus window: bus address = physical +
+ *    2^40, as behind a bridge with an offset, so a physical address where
+ *    a mapped one belongs names no memory. The tables turn the bus
+ *    addresses back into pages (dma_to_phys()).
  *
  * It uses nothing of mroce but that header and the wire format (wire.c),
  * as a vendor driver would.
@@ -36,6 +43,9 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/debugfs.h>
+#include <linux/device.h>
+#include <linux/dma-direct.h>
+#include <linux/dma-mapping.h>
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/ip.h>
@@ -68,6 +78,12 @@ static bool swnic_objects = true;
 module_param_named(objects, swnic_objects, bool, 0444);
 MODULE_PARM_DESC(objects,
 		 "take mroce's object commands (MROCE_OFL_OBJECTS) and check every packet carried against them (shadow_* in debugfs); default on");
+
+static bool swnic_dma = true;
+module_param_named(dma, swnic_dma, bool, 0444);
+MODULE_PARM_DESC(dma,
+		 "with objects: hand mroce a DMA device of the NIC's own (dma-direct, 64-bit), so that page lists are its bus addresses; default on");
+static struct device *swnic_dma_dev;
 
 static unsigned int swnic_tx_ring = 1024;
 module_param_named(tx_ring, swnic_tx_ring, uint, 0444);
@@ -466,7 +482,7 @@ static void swnic_plane_del(void *priv, u32 k)
 }
 
 static int swnic_attach(struct mroce_ofl_port *host,
-			const struct mroce_ofl_port_info *info, void **priv)
+			struct mroce_ofl_port_info *info, void **priv)
 {
 	struct swnic_port *p;
 	int err;
@@ -479,7 +495,7 @@ static int swnic_attach(struct mroce_ofl_port *host,
 	p->dport = htons(info->udp_dport);
 	strscpy(p->name, info->ibdev_name, sizeof(p->name));
 	skb_queue_head_init(&p->txq);
-	swnic_shadow_init(&p->sh);
+	swnic_shadow_init(&p->sh, swnic_dma_dev);
 	init_dummy_netdev(&p->napi_dev);
 	netif_napi_add_tx(&p->napi_dev, &p->napi, swnic_poll);
 	napi_enable(&p->napi);
@@ -501,9 +517,10 @@ static int swnic_attach(struct mroce_ofl_port *host,
 	}
 	p->dbg = debugfs_create_file(p->name, 0400, swnic_dbg, p,
 				     &swnic_stats_fops);
-	pr_info("%s on %s: packets level%s, transmit ring %u\n", p->name,
+	info->dma_dev = swnic_dma_dev;
+	pr_info("%s on %s: packets level%s%s, transmit ring %u\n", p->name,
 		p->ndev->name, swnic_objects ? " with object tables" : "",
-		swnic_tx_ring);
+		swnic_dma_dev ? " and a DMA device" : "", swnic_tx_ring);
 	*priv = p;
 	return 0;
 }
@@ -585,6 +602,45 @@ static struct mroce_offload swnic_offload = {
 	.doorbell = swnic_doorbell,
 };
 
+/* the NIC's bus window: RAM below 2^40 appears at 2^40 and up */
+#define SWNIC_BUS_OFFSET	BIT_ULL(40)
+static const struct bus_dma_region swnic_bus[] = {
+	{ .cpu_start = 0, .dma_start = SWNIC_BUS_OFFSET,
+	  .size = SWNIC_BUS_OFFSET, .offset = -SWNIC_BUS_OFFSET },
+	{}
+};
+
+/* the NIC's DMA device: dma-direct through the window */
+static int swnic_dma_init(void)
+{
+	struct device *dev;
+	int err;
+
+	if (!swnic_objects || !swnic_dma)
+		return 0;
+	dev = root_device_register("mroce_swnic");
+	if (IS_ERR(dev))
+		return PTR_ERR(dev);
+	dev->dma_mask = &dev->coherent_dma_mask;
+	err = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
+	if (err) {
+		root_device_unregister(dev);
+		return err;
+	}
+	dev->dma_range_map = swnic_bus;
+	swnic_dma_dev = dev;
+	return 0;
+}
+
+static void swnic_dma_exit(void)
+{
+	if (swnic_dma_dev) {
+		swnic_dma_dev->dma_range_map = NULL;	/* not the core's to free */
+		root_device_unregister(swnic_dma_dev);
+	}
+	swnic_dma_dev = NULL;
+}
+
 static int __init swnic_init(void)
 {
 	int err;
@@ -596,9 +652,12 @@ static int __init swnic_init(void)
 		swnic_offload.cmd = NULL;
 	if (!swnic_objects)
 		swnic_offload.doorbell = NULL;
-	err = register_netdevice_notifier(&swnic_netdev_nb);
+	err = swnic_dma_init();
 	if (err)
 		return err;
+	err = register_netdevice_notifier(&swnic_netdev_nb);
+	if (err)
+		goto err_dma;
 	swnic_dbg = debugfs_create_dir("mroce_swnic", NULL);
 	err = mroce_offload_register(&swnic_offload);
 	if (err)
@@ -608,6 +667,8 @@ static int __init swnic_init(void)
 err_nb:
 	debugfs_remove(swnic_dbg);
 	unregister_netdevice_notifier(&swnic_netdev_nb);
+err_dma:
+	swnic_dma_exit();
 	return err;
 }
 
@@ -618,6 +679,7 @@ static void __exit swnic_exit(void)
 	WARN_ON(!list_empty(&swnic_ports));
 	debugfs_remove(swnic_dbg);
 	unregister_netdevice_notifier(&swnic_netdev_nb);
+	swnic_dma_exit();
 }
 
 module_init(swnic_init);

@@ -35,12 +35,13 @@
 #include <linux/in6.h>
 #include <linux/types.h>
 
+struct device;
 struct module;
 struct net_device;
 struct sk_buff;
 
 /* bumped on any incompatible change of this header */
-#define MROCE_OFFLOAD_VERSION	2
+#define MROCE_OFFLOAD_VERSION	3
 
 #define MROCE_OFL_PACKETS	BIT(0)
 #define MROCE_OFL_TRANSPORT	BIT(1)
@@ -61,16 +62,27 @@ struct sk_buff;
 struct mroce_ofl_port;
 
 /**
- * struct mroce_ofl_port_info - what an offload learns of a device at attach
+ * struct mroce_ofl_port_info - what an offload learns of a device at attach,
+ * and what it answers
  * @ndev:      the device's link netdev (the one claim() accepted); mroce
  *             holds a reference on it until after detach()
  * @udp_dport: the UDP destination port of MetaRoCE frames, host order
  * @ibdev_name: the device's name, for logs
+ * @dma_dev:   the answer, set by attach() (MROCE_OFL_OBJECTS): the device
+ *             the NIC's DMA goes through (its PCI function), which must
+ *             outlive the port. mroce maps every page it hands in a page
+ *             list for it (dma_map_page(), DMA_BIDIRECTIONAL) from the
+ *             command that hands it until after the command that takes it
+ *             back (a DESTROY, a RESIZE, a replacing MR_CREATE, a refused
+ *             CREATE), so the addresses are the NIC's. NULL, as mroce
+ *             leaves it: physical addresses, for a NIC that reaches memory
+ *             as the CPU does.
  */
 struct mroce_ofl_port_info {
 	struct net_device *ndev;
 	u16 udp_dport;
 	const char *ibdev_name;
+	struct device *dma_dev;
 };
 
 /**
@@ -146,9 +158,10 @@ enum mroce_ofl_mr_kind {
 
 /**
  * struct mroce_ofl_pages - memory a command hands the NIC: a ring or an MR
- * @addr:  the address of each page as the NIC reaches it, valid during
- *         the call (copy what you keep). Physical addresses: this mroce
- *         maps for no DMA device of the NIC's own yet
+ * @addr:  the address of each page as the NIC reaches it: mapped for the
+ *         port's dma_dev (physical without one) until the command that
+ *         takes the pages back. The array is valid during the call (copy
+ *         what you keep)
  * @n:     entries in @addr
  * @shift: log2 of the page size
  * @stride_log2: rings: log2 of an entry's size in bytes (0 for an MR)
@@ -337,9 +350,11 @@ struct mroce_ofl_event {
  *           device; a false answer leaves the device on mroce's software
  *           datapath.
  * @attach:  process context, RTNL not held, may sleep. Set up the port for
- *           @port; store the offload's cookie in *@priv. After success the
- *           offload may call mroce_ofl_rx(@port, ...). A negative errno
- *           fails the device's creation (`rdma link add` returns it).
+ *           @port; store the offload's cookie in *@priv and, with
+ *           MROCE_OFL_OBJECTS, its DMA device in @info->dma_dev. After
+ *           success the offload may call mroce_ofl_rx(@port, ...). A
+ *           negative errno fails the device's creation (`rdma link add`
+ *           returns it).
  * @detach:  process context, RTNL not held, may sleep. mroce sends nothing
  *           more on @priv and no longer accepts mroce_ofl_rx() for it. The
  *           offload stops receiving on every plane and frees what it still
@@ -381,7 +396,7 @@ struct mroce_offload {
 	u32 caps;
 	bool (*claim)(struct net_device *ndev);
 	int (*attach)(struct mroce_ofl_port *port,
-		      const struct mroce_ofl_port_info *info, void **priv);
+		      struct mroce_ofl_port_info *info, void **priv);
 	void (*detach)(void *priv);
 	int (*plane_add)(void *priv, u32 k, struct net_device *ndev);
 	void (*plane_del)(void *priv, u32 k);

@@ -84,7 +84,7 @@ static bool t_claim(struct net_device *ndev)
 }
 
 static int t_attach(struct mroce_ofl_port *port,
-		    const struct mroce_ofl_port_info *info, void **priv)
+		    struct mroce_ofl_port_info *info, void **priv)
 {
 	attaches++;
 	if (!obj_netdev[0] || strcmp(info->ndev->name, obj_netdev))

@@ -158,6 +158,8 @@ t_ok "rdma link add mA (vethA), mB (vethB)" bash -c \
 	'rdma link add mA type mroce netdev vethA && rdma link add mB type mroce netdev vethB'
 t_ok "mA runs on mroce_swnic, mB on software (sysfs datapath)" bash -c \
 	'[ "$(cat /sys/class/infiniband/mA/datapath)" = mroce_swnic ] && [ "$(cat /sys/class/infiniband/mB/datapath)" = software ]'
+t_ok "mA's NIC gave mroce a DMA device (its bus addresses are physical + 2^40): every page list is mapped for it" bash -c \
+	'[ -d /sys/devices/mroce_swnic ] && dmesg | grep -q "mA on vethA: packets level with object tables and a DMA device"'
 t_ok "ports ACTIVE, GIDs" t_wait 10 bash -c \
 	". /mnt/host/topo.sh; gid_index mA $C_IP && gid_index mB $S_IP && gid_index mA $C_IP6 && gid_index mB $S_IP6"
 traffic mixed
