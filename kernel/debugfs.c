@@ -6,6 +6,7 @@
 #include <linux/seq_file.h>
 
 #include "debugfs.h"
+#include "offload.h"
 #include "peer.h"
 #include "mroce.h"
 
@@ -70,11 +71,20 @@ static int peers_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(peers);
 
+static int ofl_counters_show(struct seq_file *m, void *v)
+{
+	return mroce_ofl_counters_show(m->private, m);
+}
+DEFINE_SHOW_ATTRIBUTE(ofl_counters);
+
 void mroce_debugfs_add(struct mroce_dev *mdev)
 {
 	mdev->debugfs = debugfs_create_dir(dev_name(&mdev->ibdev.dev),
 					   mroce_debugfs_root);
 	debugfs_create_file("peers", 0400, mdev->debugfs, mdev, &peers_fops);
+	if (mroce_ofl_has_counters(mdev))	/* the NIC's, by query */
+		debugfs_create_file("ofl_counters", 0400, mdev->debugfs, mdev,
+				    &ofl_counters_fops);
 }
 
 void mroce_debugfs_del(struct mroce_dev *mdev)

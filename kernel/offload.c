@@ -22,6 +22,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/seq_file.h>
 #include <linux/inetdevice.h>
 #include <linux/skbuff.h>
 #include <net/addrconf.h>
@@ -45,6 +46,23 @@
 static DEFINE_MUTEX(mroce_ofl_lock);
 static const struct mroce_offload *mroce_ofl;	/* mroce_ofl_lock */
 
+/* query_counters with 1..MROCE_OFL_MAX_COUNTERS names, or none of them */
+static bool counters_ok(const struct mroce_offload *ofl)
+{
+	u32 i;
+
+	if (!ofl->query_counters)
+		return !ofl->ncounters && !ofl->counter_names;
+	if (!ofl->counter_names || !ofl->ncounters ||
+	    ofl->ncounters > MROCE_OFL_MAX_COUNTERS)
+		return false;
+	for (i = 0; i < ofl->ncounters; i++)
+		if (!ofl->counter_names[i] || !*ofl->counter_names[i] ||
+		    strpbrk(ofl->counter_names[i], " \t\n"))
+			return false;
+	return true;
+}
+
 static int ofl_check(const struct mroce_offload *ofl)
 {
 	if (!ofl || !ofl->name || !ofl->claim || !ofl->attach ||
@@ -61,7 +79,7 @@ static int ofl_check(const struct mroce_offload *ofl)
 		return -EINVAL;
 	if (ofl->caps & MROCE_OFL_OBJECTS ? !ofl->cmd : ofl->cmd || ofl->doorbell)
 		return -EINVAL;
-	if (!ofl->plane_add != !ofl->plane_del)
+	if (!ofl->plane_add != !ofl->plane_del || !counters_ok(ofl))
 		return -EINVAL;
 	return 0;
 }
@@ -276,6 +294,28 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb)
 	rcu_read_unlock();
 }
 EXPORT_SYMBOL_GPL(mroce_ofl_rx);
+
+bool mroce_ofl_has_counters(const struct mroce_dev *mdev)
+{
+	return mdev->ofl.ofl && mdev->ofl.ofl->query_counters;
+}
+
+int mroce_ofl_counters_show(struct mroce_dev *mdev, struct seq_file *m)
+{
+	const struct mroce_offload *ofl = mdev->ofl.ofl;
+	u64 *val;
+	u32 i;
+	int err;
+
+	val = kcalloc(ofl->ncounters, sizeof(*val), GFP_KERNEL);
+	if (!val)
+		return -ENOMEM;
+	err = ofl->query_counters(mdev->ofl.priv, val);
+	for (i = 0; !err && i < ofl->ncounters; i++)
+		seq_printf(m, "%s %llu\n", ofl->counter_names[i], val[i]);
+	kfree(val);
+	return err;
+}
 
 /* @qp fails as the NIC said: ERR, its WQEs flushed, IB_EVENT_QP_FATAL */
 static void qp_fatal(struct mroce_qp *qp)

@@ -25,6 +25,7 @@
 
 struct mroce_dev;
 struct net_device;
+struct seq_file;
 
 /* one device's attachment to an offload (embedded in struct mroce_dev) */
 struct mroce_ofl_port {
@@ -54,5 +55,12 @@ void mroce_ofl_dev_exit(struct mroce_dev *mdev);
 const char *mroce_ofl_name(const struct mroce_dev *mdev);
 int mroce_ofl_plane_add(struct mroce_dev *mdev, u32 k, struct net_device *ndev);
 void mroce_ofl_plane_del(struct mroce_dev *mdev, u32 k);
+/*
+ * The offload's own counters (query_counters): does it have them; "name
+ * value" lines of them into @m (debugfs ofl_counters), 0 or its errno.
+ * Process context, while the device's offload is attached.
+ */
+bool mroce_ofl_has_counters(const struct mroce_dev *mdev);
+int mroce_ofl_counters_show(struct mroce_dev *mdev, struct seq_file *m);
 
 #endif /* MROCE_OFFLOAD_H */

@@ -818,6 +818,19 @@ void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value)
 		sh_count(sh, bad);
 }
 
+void swnic_shadow_counters(const struct swnic_shadow *sh, const char **names,
+			   u64 *val)
+{
+	int i;
+
+	for (i = 0; i < SH_NSTATS; i++) {
+		if (names)
+			names[i] = sh_names[i];
+		if (val)
+			val[i] = atomic64_read(&sh->stats[i]);
+	}
+}
+
 void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh)
 {
 	int i;

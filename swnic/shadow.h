@@ -66,5 +66,8 @@ void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb);
 void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb);
 void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value);
 void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh);
+/* SH_NSTATS names (for counter_names) or values, where not NULL */
+void swnic_shadow_counters(const struct swnic_shadow *sh, const char **names,
+			   u64 *val);
 
 #endif /* SWNIC_SHADOW_H */

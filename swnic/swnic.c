@@ -112,6 +112,9 @@ static const char *const swnic_stat_names[SWNIC_NSTATS] = {
 	[SWNIC_RX_BAD_CSUM] = "rx_bad_csum",
 };
 
+/* the port's counters as mroce queries them: its own, then the tables' */
+static const char *swnic_counter_names[SWNIC_NSTATS + SH_NSTATS];
+
 /* one mroce device this NIC runs */
 struct swnic_port {
 	struct mroce_ofl_port *host;	/* mroce's handle, for mroce_ofl_rx() */
@@ -563,6 +566,19 @@ static void swnic_doorbell(void *priv, u32 queue, u32 value)
 	swnic_shadow_doorbell(&p->sh, queue, value);
 }
 
+/* the port's counters, in swnic_counter_names' order */
+static int swnic_query_counters(void *priv, u64 *val)
+{
+	struct swnic_port *p = priv;
+	int i;
+
+	for (i = 0; i < SWNIC_NSTATS; i++)
+		val[i] = atomic64_read(&p->stats[i]);
+	if (swnic_objects)
+		swnic_shadow_counters(&p->sh, NULL, val + SWNIC_NSTATS);
+	return 0;
+}
+
 /* a netdev going away gets its receive back at once (RTNL) */
 static int swnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
@@ -600,6 +616,8 @@ static struct mroce_offload swnic_offload = {
 	.xmit = swnic_xmit,
 	.cmd = swnic_cmd,
 	.doorbell = swnic_doorbell,
+	.counter_names = swnic_counter_names,
+	.query_counters = swnic_query_counters,
 };
 
 /* the NIC's bus window: RAM below 2^40 appears at 2^40 and up */
@@ -646,6 +664,13 @@ static int __init swnic_init(void)
 	int err;
 
 	swnic_tx_ring = clamp(swnic_tx_ring, 16U, 65536U);
+	memcpy(swnic_counter_names, swnic_stat_names, sizeof(swnic_stat_names));
+	swnic_offload.ncounters = SWNIC_NSTATS;
+	if (swnic_objects) {
+		swnic_shadow_counters(NULL, swnic_counter_names + SWNIC_NSTATS,
+				      NULL);
+		swnic_offload.ncounters += SH_NSTATS;
+	}
 	if (swnic_objects)
 		swnic_offload.caps |= MROCE_OFL_OBJECTS;
 	else	/* the ops of a feature not taken are refused */

@@ -58,6 +58,9 @@ struct sk_buff;
 /* planes of a device: 0 is its link netdev, 1.. are added later */
 #define MROCE_OFL_MAX_PLANES	8
 
+/* counters an offload may name (struct mroce_offload.counter_names) */
+#define MROCE_OFL_MAX_COUNTERS	64
+
 /* mroce's side of one device an offload runs (opaque to the offload) */
 struct mroce_ofl_port;
 
@@ -388,6 +391,14 @@ struct mroce_ofl_event {
  * @doorbell: optional, with MROCE_OFL_OBJECTS. Queue @queue has work up
  *           to @value (see MROCE_OFL_DB_*). Any context, hard IRQs off
  *           included; must not sleep; never fails.
+ * @counter_names: with @query_counters, @ncounters names (1 to
+ *           MROCE_OFL_MAX_COUNTERS, lower case, no white space) of the
+ *           NIC's own counters of a port, fixed for the offload's life.
+ * @query_counters: optional, any level. Process context, may sleep (an
+ *           admin command on a NIC). Fill @val[0..ncounters) with the
+ *           port's current values, in @counter_names' order; 0 or a
+ *           negative errno. mroce shows them in its debugfs,
+ *           mroce/NAME/ofl_counters.
  */
 struct mroce_offload {
 	const char *name;
@@ -404,13 +415,16 @@ struct mroce_offload {
 		    const struct mroce_ofl_tx *tx);
 	int (*cmd)(void *priv, const struct mroce_ofl_cmd *cmd);
 	void (*doorbell)(void *priv, u32 queue, u32 value);
+	const char *const *counter_names;
+	u32 ncounters;
+	int (*query_counters)(void *priv, u64 *val);
 };
 
 /*
  * Offer @ofl for new mroce devices. 0; -EINVAL: a member it needs is NULL
  * (plane_add without plane_del, too; cmd for MROCE_OFL_OBJECTS, which cmd
- * and doorbell need) or caps has no level or unknown bits; -EPROTO: version
- * mismatch;
+ * and doorbell need; query_counters without 1..MROCE_OFL_MAX_COUNTERS
+ * names) or caps has no level or unknown bits; -EPROTO: version mismatch;
  * -EOPNOTSUPP: a level this mroce does not accept; -EBUSY: another offload
  * is registered. Process context.
  */

@@ -26,7 +26,8 @@
  *                    CQ_ERR for CQ N, "srqlimit N" SRQ_LIMIT, "type T" an
  *                    event of type T for id 0; `raised` is its answer.
  *                    `last_cq`, `last_srq`: the ids of the last CQ_CREATE
- *                    and SRQ_CREATE.
+ *                    and SRQ_CREATE. Its counters, by query, are
+ *                    `created` and `destroyed`.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -218,6 +219,19 @@ out:
 
 static struct mroce_offload good = GOOD, other = GOOD, held = GOOD;
 
+/* the held table's counters: its command counts */
+static const char *const t_names[] = { "created", "destroyed" };
+static const char *const t_bad_names[] = { "created", "de stroyed" };
+
+static int t_query_counters(void *priv, u64 *val)
+{
+	mutex_lock(&t_cmd_lock);
+	val[0] = created;
+	val[1] = destroyed;
+	mutex_unlock(&t_cmd_lock);
+	return 0;
+}
+
 /* @o with one member changed must be refused with @want */
 static void refused(const char *what, struct mroce_offload o, int want)
 {
@@ -260,6 +274,25 @@ static void bad_tables(void)
 	REFUSED("cmd without OBJECTS: -EINVAL", cmd, t_cmd, -EINVAL);
 	REFUSED("doorbell without OBJECTS: -EINVAL", doorbell, t_doorbell,
 		-EINVAL);
+	REFUSED("query_counters without names: -EINVAL", query_counters,
+		t_query_counters, -EINVAL);
+	REFUSED("counter names without query_counters: -EINVAL",
+		counter_names, t_names, -EINVAL);
+	do {
+		struct mroce_offload o = GOOD;
+
+		o.query_counters = t_query_counters;
+		o.counter_names = t_names;
+		o.ncounters = MROCE_OFL_MAX_COUNTERS + 1;
+		refused("more counters than MROCE_OFL_MAX_COUNTERS: -EINVAL", o,
+			-EINVAL);
+		o.ncounters = 2;
+		o.counter_names = t_bad_names;
+		refused("a counter name with a space: -EINVAL", o, -EINVAL);
+		o.counter_names = t_names;
+		refused("two named counters and query_counters: accepted (0)", o,
+			busy ? -EBUSY : 0);
+	} while (0);
 	do {
 		struct mroce_offload o = GOOD;
 
@@ -307,6 +340,9 @@ static int __init t_init(void)
 		held.caps |= MROCE_OFL_OBJECTS;
 		held.cmd = t_cmd;
 		held.doorbell = t_doorbell;
+		held.counter_names = t_names;
+		held.ncounters = ARRAY_SIZE(t_names);
+		held.query_counters = t_query_counters;
 	}
 	if (hold && !busy)
 		expect("hold: a table stays registered",

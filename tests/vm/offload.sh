@@ -65,7 +65,7 @@ topo_init && t_ok "init_net veth pair with policy routing ($C_IF $C_IP, $S_IF $S
 # ---- the registration contract, nothing else registered ----
 ofl_test
 t_ok "registration contract: every case passes ($(tail -1 /tmp/ofl.log))" test "$FAILED" = 0
-t_ok "all 22 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 22
+t_ok "all 27 cases ran" test "$(grep -cE '^(not )?ok' /tmp/ofl.log)" = 27
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
 
 # ---- claim and attach ----
@@ -87,6 +87,8 @@ t_ok "an offload that takes object commands is registered ($FAILED failed)" test
 t_ok "rdma link add mB: its datapath is that offload" bash -c \
 	'rdma link add mB type mroce netdev vethB && [ "$(cat /sys/class/infiniband/mB/datapath)" = mroce_ofl_test ]'
 c0=$(param created) d0=$(param destroyed)
+t_ok "the offload's counters, by query, in mroce's debugfs: $(tr '\n' ' ' < /sys/kernel/debug/mroce/mB/ofl_counters)" \
+	test "$(cat /sys/kernel/debug/mroce/mB/ofl_counters)" = "$(printf 'created %s\ndestroyed %s' "$c0" "$d0")"
 t_ok "the device's own objects (the MAD layer's) were told at registration (created $c0, destroyed $d0)" \
 	bash -c "[ $c0 -ge 3 ] && [ $d0 = 0 ] && [ $(cat $SYS/mB/ofl_cmds) -ge $c0 ]"
 # the server makes its PD, MR, CQ and QP, then waits for a client: killed
@@ -150,6 +152,7 @@ t_ok "rdma link delete mB: every object told of is destroyed (created $(param cr
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
 
 # ---- mixed: mA on the software NIC, mB on the software datapath ----
+DBGA=/sys/kernel/debug/mroce_swnic/mA
 t_ok "modprobe mroce_swnic netdevs=vethA" modprobe mroce_swnic netdevs=vethA
 ofl_test busy=1
 t_ok "contract with mroce_swnic registered: a second offload gets -EBUSY ($FAILED failed)" test "$FAILED" = 0
@@ -178,6 +181,9 @@ t_ok "mixed: mA's verbs told the NIC of every object (ofl_cmds $(cat $SYS/mA/ofl
 t_ok "mixed: mB, on software, issues no command (ofl_cmds $(cat $SYS/mB/ofl_cmds))" test "$(cat $SYS/mB/ofl_cmds)" = 0
 t_ok "mixed: every DATA/UD packet the NIC carried and every doorbell names objects it was told of (tx $(sw shadow_tx_checked), rx $(sw shadow_rx_checked), doorbells $(sw shadow_db))" \
 	bash -c "[ $(sw shadow_tx_checked) -gt 500 ] && [ $(sw shadow_rx_checked) -gt 500 ] && [ $(sw shadow_db) -gt 100 ] && swnic_no_holes mA"
+t_ok "mixed: mroce shows the NIC's counters by query, the ones its debugfs has (tx_frames $(sed -n 's/^tx_frames //p' /sys/kernel/debug/mroce/mA/ofl_counters))" \
+	bash -c "[ \"\$(cut -d' ' -f1 /sys/kernel/debug/mroce/mA/ofl_counters)\" = \"\$(grep -E '^(tx|rx|shadow)_' $DBGA | cut -d' ' -f1)\" ] &&
+		 grep -qE '^tx_frames [1-9]' /sys/kernel/debug/mroce/mA/ofl_counters && [ ! -e /sys/kernel/debug/mroce/mB/ofl_counters ]"
 t_fail "rmmod mroce_swnic is refused while mA uses it" rmmod mroce_swnic
 
 # ---- the NIC's receive checks: frames with a bad UDP header (raw socket,
