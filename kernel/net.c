@@ -199,13 +199,22 @@ bool mroce_net_is_self(struct mroce_dev *mdev,
  * wire (the test rig's does), and a packet sent there would come back to
  * us anyway. Another device of the namespace, or a socket of the host's
  * own, goes by the stack: only our own receive path is skipped. No lookup
- * in the FIB. Under the caller's BH-off section, which is an RCU read
- * side.
+ * in the FIB. The caller's BH-off section is an RCU read side, but the
+ * netdev's address lists are read with rcu_dereference(), which lockdep
+ * accepts only under rcu_read_lock() (a QP's modify sends the CONNECT
+ * from process context, with BHs off: "suspicious RCU usage" on the
+ * debug kernel).
  */
 static bool to_self(struct mroce_dev *mdev, const struct mroce_skb_cb *cb)
 {
-	return mroce_param_loop_direct() &&
-	       self_addr(mdev, cb->v6, &cb->daddr.v6, cb->daddr.v4);
+	bool self;
+
+	if (!mroce_param_loop_direct())
+		return false;
+	rcu_read_lock();
+	self = self_addr(mdev, cb->v6, &cb->daddr.v6, cb->daddr.v4);
+	rcu_read_unlock();
+	return self;
 }
 
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,
