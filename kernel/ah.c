@@ -9,6 +9,7 @@
 #include <rdma/mroce-abi.h>
 
 #include "ah.h"
+#include "oflcmd.h"
 #include "mroce.h"
 
 int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
@@ -44,16 +45,23 @@ int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			      &mdev->ah_next, gfp);
 	if (err < 0)
 		goto err_free;
+	err = mroce_ofl_ah_cmd(ah, MROCE_OFL_CMD_AH_CREATE, gfp == GFP_KERNEL);
+	if (err)
+		goto err_erase;
 	if (udata) {
 		resp.ah_id = ah->id;
 		err = ib_copy_to_udata(udata, &resp, sizeof(resp));
 		if (err) {
-			xa_erase(&mdev->ahs, ah->id);
-			kfree_rcu(ad, rcu);
-			return err;
+			mroce_ofl_ah_cmd(ah, MROCE_OFL_CMD_AH_DESTROY, true);
+			goto err_erase;
 		}
 	}
 	return 0;
+
+err_erase:
+	xa_erase(&mdev->ahs, ah->id);
+	kfree_rcu(ad, rcu);
+	return err;
 
 err_free:
 	kfree(ad);
@@ -72,6 +80,8 @@ int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct mroce_ah *ah = to_mroce_ah(ibah);
 
 	xa_erase(&mdev->ahs, ah->id);
+	mroce_ofl_ah_cmd(ah, MROCE_OFL_CMD_AH_DESTROY,
+			 flags & RDMA_DESTROY_AH_SLEEPABLE);
 	/*
 	 * A WQE being sent may have found it just before: its reader
 	 * (mroce_ah_addrs()) is done after a grace period, in any context.

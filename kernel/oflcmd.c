@@ -13,6 +13,7 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 
+#include "ah.h"
 #include "cq.h"
 #include "mr.h"
 #include "queue.h"
@@ -40,6 +41,8 @@ static const char *const cmd_names[MROCE_OFL_CMD_MAX] = {
 	[MROCE_OFL_CMD_QP_CREATE] = "QP_CREATE",
 	[MROCE_OFL_CMD_QP_MODIFY] = "QP_MODIFY",
 	[MROCE_OFL_CMD_QP_DESTROY] = "QP_DESTROY",
+	[MROCE_OFL_CMD_AH_CREATE] = "AH_CREATE",
+	[MROCE_OFL_CMD_AH_DESTROY] = "AH_DESTROY",
 };
 
 /* does the device's offload take object commands (and page lists)? */
@@ -65,7 +68,8 @@ int mroce_ofl_cmd(struct mroce_dev *mdev, struct mroce_ofl_cmd *c)
 	const struct mroce_offload *ofl = mdev->ofl.ofl;
 	int err;
 
-	might_sleep();
+	if (!(c->flags & MROCE_OFL_CF_ATOMIC))
+		might_sleep();
 	if (!takes_objects(mdev))
 		return 0;
 	c->version = MROCE_OFL_CMD_VERSION;
@@ -290,6 +294,34 @@ int mroce_ofl_mw_cmd(struct mroce_mw *mw, u8 op)
 	};
 
 	return mroce_ofl_cmd(to_mroce_dev(mw->ibmw.device), &c);
+}
+
+/* @sa's address into @a (IPv4: its first 4 bytes), network order */
+static void ah_addr(const struct sockaddr_storage *sa, u8 *a)
+{
+	if (sa->ss_family == AF_INET)
+		memcpy(a, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+	else
+		memcpy(a, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+}
+
+/* tell the device's offload of @ah (MROCE_OFL_OBJECTS); any context */
+int mroce_ofl_ah_cmd(struct mroce_ah *ah, u8 op, bool sleepable)
+{
+	const struct mroce_ah_addr *ad = ah->addr;
+	struct mroce_ofl_cmd c = {
+		.op = op,
+		.flags = sleepable ? 0 : MROCE_OFL_CF_ATOMIC,
+		.id = ah->id,
+	};
+
+	if (op == MROCE_OFL_CMD_AH_CREATE) {
+		c.ah.pd = to_mroce_pd(ah->ibah.pd)->id;
+		c.ah.family = ad->daddr.ss_family;
+		ah_addr(&ad->saddr, c.ah.saddr);
+		ah_addr(&ad->daddr, c.ah.daddr);
+	}
+	return mroce_ofl_cmd(to_mroce_dev(ah->ibah.device), &c);
 }
 
 static u32 cq_id(struct ib_cq *ibcq)

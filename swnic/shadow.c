@@ -44,10 +44,10 @@
 #include "ring.h"
 #include "wire.h"
 #include "shadow.h"
+#include "tables.h"
 
 /* destroyed QPs and keys remembered, to tell late packets from holes */
 #define SH_MAX_TOMBS	65536
-#define SH_KIND_MW	0x80	/* struct shadow_key.kind: a memory window */
 
 static const char *const sh_names[SH_NSTATS] = {
 	[SH_CMDS] = "shadow_cmds",
@@ -69,62 +69,21 @@ static const char *const sh_names[SH_NSTATS] = {
 	[SH_DB_RING_DIFFERS] = "shadow_db_ring_differs",
 	[SH_READ_CHECKED] = "shadow_read_checked",
 	[SH_READ_DIFFERS] = "shadow_read_differs",
+	[SH_WQE_CHECKED] = "shadow_wqe_checked",
+	[SH_WQE_RACED] = "shadow_wqe_raced",
+	[SH_WQE_BAD_OP] = "shadow_wqe_bad_op",
+	[SH_WQE_BAD_SGE] = "shadow_wqe_bad_sge",
+	[SH_WQE_BAD_LKEY] = "shadow_wqe_bad_lkey",
+	[SH_WQE_UNKNOWN_AH] = "shadow_wqe_unknown_ah",
+	[SH_WQE_REG_MR] = "shadow_wqe_reg_mr",
 };
-
-/* what a QP's and a key's entries start with: freed together after RCU */
-struct shadow_head {
-	struct rcu_head rcu;
-	void *extra;	/* kvmalloc'ed: a QP's READ slots, a user MR's pages */
-	bool gone;	/* destroyed: a tombstone, kept to tell late packets */
-};
-
-/* a READ a peer asked of us, until its response goes (by rdsn) */
-struct shadow_read {
-	u32 rdsn;
-	u32 rkey;
-	u32 mlen;
-	bool valid;
-	u64 raddr;
-};
-
-#define SH_READS	128	/* the engine's MRE_RD_SLOTS */
-
-struct shadow_qp {
-	struct shadow_head h;	/* extra: RC's struct shadow_read[SH_READS] */
-	spinlock_t rd_lock;	/* the READ slots */
-	u32 pd;
-	u32 dest_qpn;
-	u32 qkey;
-	u32 access;
-	u32 sq_depth;
-	u64 sq_hdr;		/* the send ring's first page: its header */
-	atomic_t sq_last;	/* the last SQ doorbell's producer index */
-	u8 type;
-	u8 state;
-	bool has_dest;	/* RC/UC: an RTR since its creation or last RESET */
-};
-
-struct shadow_key {
-	struct shadow_head h;	/* extra: a user MR's page addresses */
-	u32 npages;
-	u32 offset;		/* of iova into the first page */
-	u32 pd;
-	u32 key;
-	u32 access;
-	u8 kind;	/* MROCE_OFL_MR_* or SH_KIND_MW */
-	u64 iova;
-	u64 length;
-};
-
-/* either kind is freed through its head, its first member */
-static_assert(offsetof(struct shadow_qp, h) == 0 &&
-	      offsetof(struct shadow_key, h) == 0);
 
 static void entry_free(void *e)
 {
 	struct shadow_head *h = e;
 
 	kvfree(h->extra);
+	kvfree(h->pages);
 	kfree(h);
 }
 
@@ -138,10 +97,6 @@ static void entry_free_later(void *e)
 	call_rcu(&((struct shadow_head *)e)->rcu, entry_free_rcu);
 }
 
-static void sh_count(struct swnic_shadow *sh, enum shadow_stat s)
-{
-	atomic64_inc(&sh->stats[s]);
-}
 
 void swnic_shadow_init(struct swnic_shadow *sh, struct device *dma)
 {
@@ -152,6 +107,7 @@ void swnic_shadow_init(struct swnic_shadow *sh, struct device *dma)
 	xa_init(&sh->srqs);
 	xa_init(&sh->qps);
 	xa_init(&sh->keys);
+	xa_init_flags(&sh->ahs, XA_FLAGS_LOCK_IRQ);
 }
 
 /* detach: nothing sends or receives any more */
@@ -170,6 +126,7 @@ void swnic_shadow_free(struct swnic_shadow *sh)
 	xa_destroy(&sh->pds);
 	xa_destroy(&sh->cqs);
 	xa_destroy(&sh->srqs);
+	swnic_ahs_free(sh);
 }
 
 /* --- commands (sh->lock) -------------------------------------------------- */
@@ -216,10 +173,6 @@ static int ring_ok(const struct swnic_shadow *sh,
 	return 0;
 }
 
-static bool has(struct xarray *xa, u32 id)
-{
-	return id && xa_load(xa, id);
-}
 
 static int id_create(struct xarray *xa, u32 id)
 {
@@ -251,7 +204,7 @@ static int replace(struct xarray *xa, u32 id, void *e, void *old)
 /*
  * Destroy the live entry @e at @id: it stays, marked gone, while there is
  * room for such tombstones (late packets for it are told from holes), else
- * it goes. Its extra (READ slots, a user MR's pages) goes once no reader
+ * it goes. Its extra and pages (READ slots, a ring's or a user MR's pages) go once no reader
  * can still have found it live, before this returns: mroce unpins an MR's
  * pages when MR_DESTROY returns. The caller must not touch @e afterwards.
  */
@@ -266,7 +219,7 @@ static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id, void *e)
 	} else {
 		xa_erase(xa, id);
 	}
-	if (!h->extra) {
+	if (!h->extra && !h->pages) {
 		if (!keep)
 			entry_free_later(e);
 		return;
@@ -274,23 +227,14 @@ static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id, void *e)
 	synchronize_rcu();
 	if (keep) {
 		kvfree(h->extra);
+		kvfree(h->pages);
 		h->extra = NULL;
+		h->pages = NULL;
 	} else {
 		entry_free(e);
 	}
 }
 
-/* a live entry, or NULL; a tombstone is reused by the next CREATE */
-static void *live(struct xarray *xa, u32 id, bool *tomb)
-{
-	struct shadow_head *h = xa_load(xa, id);
-
-	if (!h)
-		return NULL;
-	if (tomb)
-		*tomb = h->gone;
-	return h->gone ? NULL : h;
-}
 
 static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 		      bool mw)
@@ -337,14 +281,14 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 							   PAGE_SIZE)))
 				goto einval;
 			if (k->kind == MROCE_OFL_MR_USER) {
-				k->h.extra = kvmalloc_array(c->mr.pages.n,
+				k->h.pages = kvmalloc_array(c->mr.pages.n,
 							    sizeof(u64), GFP_KERNEL);
-				if (!k->h.extra) {
+				if (!k->h.pages) {
 					kfree(k);
 					return -ENOMEM;
 				}
 				for (i = 0; i < c->mr.pages.n; i++)
-					((u64 *)k->h.extra)[i] =
+					k->h.pages[i] =
 						nic_phys(sh, c->mr.pages.addr[i]);
 				k->npages = c->mr.pages.n;
 				k->offset = c->mr.offset;
@@ -380,6 +324,7 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	const struct mroce_ofl_qp *a = &c->qp;
 	struct shadow_qp *q;
 	bool tomb = false;
+	u32 i;
 
 	if (!c->id)
 		return -EINVAL;
@@ -403,16 +348,19 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	q->type = a->type;
 	q->state = IB_QPS_RESET;
 	q->sq_depth = 1U << a->sq_log2;
-	q->sq_hdr = nic_phys(sh, a->create.sq.addr[0]);
+	q->sq_npages = a->create.sq.n;
+	q->sq_stride_log2 = a->create.sq.stride_log2;
 	spin_lock_init(&q->rd_lock);
-	if (a->type == IB_QPT_RC) {
+	q->h.pages = kvmalloc_array(q->sq_npages, sizeof(u64), GFP_KERNEL);
+	if (q->h.pages && a->type == IB_QPT_RC)
 		q->h.extra = kvcalloc(SH_READS, sizeof(struct shadow_read),
 				      GFP_KERNEL);
-		if (!q->h.extra) {
-			kfree(q);
-			return -ENOMEM;
-		}
+	if (!q->h.pages || (a->type == IB_QPT_RC && !q->h.extra)) {
+		entry_free(q);
+		return -ENOMEM;
 	}
+	for (i = 0; i < q->sq_npages; i++)
+		q->h.pages[i] = nic_phys(sh, a->create.sq.addr[i]);
 	if (tomb)
 		sh->tombs--;
 	return replace(&sh->qps, c->id, q, xa_load(&sh->qps, c->id));
@@ -513,6 +461,9 @@ int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 
 	if (c->version != MROCE_OFL_CMD_VERSION)
 		err = -EPROTO;
+	else if (c->op == MROCE_OFL_CMD_AH_CREATE ||
+		 c->op == MROCE_OFL_CMD_AH_DESTROY)
+		err = swnic_ah_cmd(sh, c);	/* maybe atomic: no sh->lock */
 	else if (c->flags & ~MROCE_OFL_CF_REPLACE ||
 		 (c->flags && c->op != MROCE_OFL_CMD_MR_CREATE))
 		err = -EINVAL;
@@ -566,7 +517,7 @@ static void read_record(struct shadow_qp *q, const struct mre_pkt_data *d)
 static bool mr_holds(const struct shadow_key *k, u64 off, const u8 *data,
 		     u32 len)
 {
-	const u64 *pages = k->h.extra;
+	const u64 *pages = k->h.pages;
 	u64 at = off + k->offset;
 
 	while (len) {
@@ -759,10 +710,11 @@ void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb)
 
 /* --- doorbells (any context) ---------------------------------------------- */
 
-/* the producer index in the header of the ring whose first page is @hdr */
-static u32 ring_prod(u64 hdr)
+/* the producer index in the header of @q's send ring, through its pages */
+static u32 ring_prod(const struct shadow_qp *q)
 {
-	const struct mre_ring_hdr *h = kmap_local_page(pfn_to_page(PHYS_PFN(hdr)));
+	const struct mre_ring_hdr *h =
+		kmap_local_page(pfn_to_page(PHYS_PFN(q->h.pages[0])));
 	u32 prod = READ_ONCE(h->prod);
 
 	kunmap_local(h);
@@ -773,12 +725,14 @@ static u32 ring_prod(u64 hdr)
  * An SQ doorbell at producer index @pi: ahead of the last by at most the
  * ring's depth, and what the ring's header says through the pages
  * QP_CREATE gave, or ahead of it by at most the depth (posted since).
+ * The doorbell that moves the last index on owns the WQEs from there
+ * (*@from) to @pi.
  */
-static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi)
+static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi, u32 *from)
 {
 	int last = atomic_read(&q->sq_last);
 
-	if (ring_prod(q->sq_hdr) - pi > q->sq_depth)
+	if (ring_prod(q) - pi > q->sq_depth)
 		return SH_DB_RING_DIFFERS;
 
 	do {
@@ -790,6 +744,7 @@ static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi)
 		if (ahead > q->sq_depth)
 			return SH_DB_BAD_INDEX;
 	} while (!atomic_try_cmpxchg(&q->sq_last, &last, (int)pi));
+	*from = last;
 	return SH_NSTATS;
 }
 
@@ -798,6 +753,7 @@ void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value)
 	u32 id = MROCE_OFL_DBQ_ID(queue);
 	enum shadow_stat bad = SH_DB_UNKNOWN;
 	struct shadow_qp *q;
+	u32 from;
 
 	sh_count(sh, SH_DB);
 	rcu_read_lock();
@@ -805,7 +761,9 @@ void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value)
 	case MROCE_OFL_DB_SQ:
 		q = xa_load(&sh->qps, id);
 		if (q && !READ_ONCE(q->h.gone))
-			bad = sq_index(q, value);
+			bad = sq_index(q, value, &from);
+		if (bad == SH_NSTATS)
+			swnic_wqe_fetch(sh, q, from, value);
 		break;
 	case MROCE_OFL_DB_CQ_ARM:
 		if (has(&sh->cqs, id) &&

@@ -45,6 +45,14 @@ enum shadow_stat {
 	/* READ responses mroce sent, compared with the MR's pages */
 	SH_READ_CHECKED,
 	SH_READ_DIFFERS,	/* a hole: the MR's pages hold other bytes */
+	/* send WQEs fetched at SQ doorbells through the ring's pages */
+	SH_WQE_CHECKED,
+	SH_WQE_RACED,		/* consumed and maybe reused meanwhile: not judged */
+	SH_WQE_BAD_OP,		/* an opcode the QP's type cannot post */
+	SH_WQE_BAD_SGE,		/* too many SGEs for the ring's stride */
+	SH_WQE_BAD_LKEY,	/* an lkey, PD, right or range the tables refuse */
+	SH_WQE_UNKNOWN_AH,	/* UD: an AH never told of, gone, or another PD's */
+	SH_WQE_REG_MR,		/* a hole: REG_MR's pages are not in the WQE */
 	SH_NSTATS
 };
 
@@ -54,6 +62,7 @@ struct swnic_shadow {
 	struct xarray pds, cqs, srqs;	/* ids present: xa_mk_value(1) */
 	struct xarray qps;	/* struct shadow_qp, RCU readers */
 	struct xarray keys;	/* struct shadow_key by key index, RCU */
+	struct xarray ahs;	/* struct shadow_ah by id, RCU; its own lock */
 	u32 tombs;		/* entries kept for destroyed QPs and keys */
 	atomic64_t stats[SH_NSTATS];
 };

@@ -113,8 +113,8 @@ struct mroce_ofl_tx {
 /*
  * Object commands (MROCE_OFL_OBJECTS). One 64-byte descriptor per command,
  * as a NIC's admin queue takes them. mroce issues them from its verbs
- * calls, in process context, never with a lock held that its datapath
- * takes, and in order per object: an object's CREATE before anything names
+ * calls, in process context (but for the AH commands flagged ATOMIC), never
+ * with a lock held that its datapath takes, and in order per object: an object's CREATE before anything names
  * it, its DESTROY after the last command that names it. A CREATE is issued
  * before the object's id or key reaches anyone who could use it; a DESTROY
  * after mroce itself no longer uses the object, and mroce frees what the
@@ -122,8 +122,9 @@ struct mroce_ofl_tx {
  * is the fence.
  *
  * Ids: every id is the one the verbs consumer sees (QP number, the MR's or
- * MW's key index = key >> 8) or mroce's object number (PD, CQ, SRQ); 0 is
- * never an object (no SRQ, no PD). Ids are per device and reused after
+ * MW's key index = key >> 8, the AH's number a UD work request names) or
+ * mroce's object number (PD, CQ, SRQ); 0 is never an object (no SRQ, no
+ * PD). Ids are per device and reused after
  * DESTROY.
  */
 enum mroce_ofl_op {
@@ -142,14 +143,23 @@ enum mroce_ofl_op {
 	MROCE_OFL_CMD_QP_CREATE,
 	MROCE_OFL_CMD_QP_MODIFY,
 	MROCE_OFL_CMD_QP_DESTROY,
+	MROCE_OFL_CMD_AH_CREATE,
+	MROCE_OFL_CMD_AH_DESTROY,
 	MROCE_OFL_CMD_MAX
 };
 
 /* the layout of struct mroce_ofl_cmd this header describes */
 #define MROCE_OFL_CMD_VERSION	1
 
-/* struct mroce_ofl_cmd.flags; REPLACE: MR_CREATE of a live id (a rereg) */
+/*
+ * struct mroce_ofl_cmd.flags. REPLACE: MR_CREATE of a live id (a rereg).
+ * ATOMIC: an AH command from a caller that cannot sleep (create_ah
+ * without RDMA_CREATE_AH_SLEEPABLE, destroy_ah without
+ * RDMA_DESTROY_AH_SLEEPABLE, in softirq or under a spinlock): cmd() must
+ * not sleep for it (poll the admin queue's completion, as ionic does).
+ */
 #define MROCE_OFL_CF_REPLACE	BIT(0)
+#define MROCE_OFL_CF_ATOMIC	BIT(1)
 
 /* struct mroce_ofl_mr.kind */
 enum mroce_ofl_mr_kind {
@@ -222,6 +232,22 @@ struct mroce_ofl_qp {
 };
 
 /**
+ * struct mroce_ofl_ah - AH_CREATE: where a UD work request naming the AH sends
+ * @pd:     the AH's PD: a UD QP of another PD may not use it
+ * @family: AF_INET or AF_INET6
+ * @saddr:  our address (the source GID's), network order; IPv4 in the
+ *          first 4 bytes
+ * @daddr:  the destination's, likewise
+ */
+struct mroce_ofl_ah {
+	u32 pd;
+	u8 family;
+	u8 rsvd[3];
+	u8 saddr[16];
+	u8 daddr[16];
+};
+
+/**
  * struct mroce_ofl_cmd - one command (64 bytes)
  * @op:      enum mroce_ofl_op
  * @version: MROCE_OFL_CMD_VERSION
@@ -238,6 +264,7 @@ struct mroce_ofl_qp {
  * @srq:     SRQ_CREATE, SRQ_MODIFY: @pd, @depth in WQEs, @limit (0:
  *           unarmed), @ring (CREATE)
  * @qp:      QP_CREATE, QP_MODIFY
+ * @ah:      AH_CREATE
  */
 struct mroce_ofl_cmd {
 	u8 op;
@@ -273,6 +300,7 @@ struct mroce_ofl_cmd {
 			struct mroce_ofl_pages ring;
 		} srq;
 		struct mroce_ofl_qp qp;
+		struct mroce_ofl_ah ah;
 		u8 raw[56];
 	};
 };
@@ -380,8 +408,9 @@ struct mroce_ofl_event {
  *           errno when the frame was dropped (mroce counts tx_drop_xmit).
  *           Process context or softirq (never hard IRQ), never with a
  *           mroce lock held that mroce_ofl_rx() takes; must not sleep.
- * @cmd:     MROCE_OFL_OBJECTS. Process context, may sleep. Carry out @cmd
- *           for the device @priv; return 0 or a negative errno: -EPROTO
+ * @cmd:     MROCE_OFL_OBJECTS. Process context, may sleep (not with
+ *           MROCE_OFL_CF_ATOMIC: then any context but hard IRQ, and it
+ *           must not sleep). Carry out @cmd for the device @priv; return 0 or a negative errno: -EPROTO
  *           (a version it does not know), -EOPNOTSUPP (an op or a field
  *           value it does not support), -ENOENT (an id it was not told
  *           of), -EEXIST (CREATE of a live id), -ENOMEM. A failed CREATE or

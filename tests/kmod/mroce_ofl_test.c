@@ -27,7 +27,8 @@
  *                    event of type T for id 0; `raised` is its answer.
  *                    `last_cq`, `last_srq`: the ids of the last CQ_CREATE
  *                    and SRQ_CREATE. Its counters, by query, are
- *                    `created` and `destroyed`.
+ *                    `created` and `destroyed`. AH commands are counted
+ *                    apart, in `ahs` ("CREATED DESTROYED").
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -175,14 +176,31 @@ static int t_raise(const char *val, const struct kernel_param *kp)
 static const struct kernel_param_ops t_raise_ops = { .set = t_raise };
 module_param_cb(raise, &t_raise_ops, NULL, 0200);
 
-/* the held table's commands (obj_netdev); process context */
+static atomic_t t_ahs_created, t_ahs_destroyed;
+
+static int t_ahs_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%d %d\n", atomic_read(&t_ahs_created),
+			  atomic_read(&t_ahs_destroyed));
+}
+
+static const struct kernel_param_ops t_ahs_ops = { .get = t_ahs_get };
+module_param_cb(ahs, &t_ahs_ops, NULL, 0444);
+
+/* the held table's commands (obj_netdev); process context but for AHs */
 static int t_cmd(void *priv, const struct mroce_ofl_cmd *c)
 {
 	int err = 0;
 
-	might_sleep();
 	if (c->version != MROCE_OFL_CMD_VERSION)
 		return -EPROTO;
+	/* AH commands may come where sleeping is not allowed: counted apart */
+	if (c->op == MROCE_OFL_CMD_AH_CREATE || c->op == MROCE_OFL_CMD_AH_DESTROY) {
+		atomic_inc(c->op == MROCE_OFL_CMD_AH_CREATE ? &t_ahs_created :
+			   &t_ahs_destroyed);
+		return 0;
+	}
+	might_sleep();
 	mutex_lock(&t_cmd_lock);
 	if (c->op == READ_ONCE(refuse_op)) {
 		refused_cmds++;

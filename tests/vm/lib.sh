@@ -73,12 +73,13 @@ t_wait() {
 
 # swnic_no_holes DEV [tx]: the software NIC's shadow check
 # (Documentation/offload.rst, "Object commands") found no packet or doorbell
-# that names an object it was not told of, and refused no command: of what
-# mroce sent (tx), or also of what DEV received and no SQ index too far
-# ahead (traffic between mroce devices, well-behaved programs).
+# that names an object it was not told of, no send WQE it fetched that its
+# tables refuse (an opcode, SGE count, lkey or AH), and refused no command:
+# of what mroce sent (tx), or also of what DEV received and no SQ index too
+# far ahead (traffic between mroce devices, well-behaved programs).
 # Prints the NIC's counters for DEV.
 swnic_no_holes() {
-	local f=/sys/kernel/debug/mroce_swnic/$1 re='cmd_refused|tx_unknown_qp|tx_no_dest|tx_bad_dest|db_unknown|db_ring_differs'
+	local f=/sys/kernel/debug/mroce_swnic/$1 re='cmd_refused|tx_unknown_qp|tx_no_dest|tx_bad_dest|db_unknown|db_ring_differs|wqe_bad_op|wqe_bad_sge|wqe_bad_lkey|wqe_unknown_ah'
 	[ "${2:-}" = tx ] || re="$re|rx_unknown_qp|rx_unknown_key|rx_bad_key|db_bad_index|read_differs"
 	[ -r "$f" ] || { echo "no $f"; return 1; }
 	grep '^shadow_' "$f" | paste -sd' '

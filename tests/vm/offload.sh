@@ -122,18 +122,21 @@ raise() {	# raise EVENT: mroce_ofl_event()'s answer
 	echo "$1" > /sys/module/mroce_ofl_test/parameters/raise && param raised
 }
 # the CQ's completion interrupt, its error and the SRQ's limit: each taken
-# once while armed (or not yet reported), -EALREADY (-114) the second time
-mroce-asyncev -d mB -n 3 -t 20 > /tmp/ev3.log 2>&1 & ev=$!
+# once while armed (or not yet reported), -EALREADY (-114) the second time;
+# then the QP's fatal, the program's fourth and last event, so that it
+# exits (and its CQ and SRQ go) only after all six
+mroce-asyncev -d mB -n 4 -t $((20 * T_SCALE)) > /tmp/ev3.log 2>&1 & ev=$!
 q=$(evwait /tmp/ev3.log)
 cq=$(param last_cq) srq=$(param last_srq)
 r="$(raise "cqcomp $cq") $(raise "cqcomp $cq") $(raise "cqerr $cq") $(raise "cqerr $cq")"
 r="$r $(raise "srqlimit $srq") $(raise "srqlimit $srq")"
+raise "qp $q" > /dev/null
 wait $ev; rc=$?
 sed 's/^/#   /' /tmp/ev3.log
 t_ok "CQ_COMP, CQ_ERR for CQ $cq and SRQ_LIMIT for SRQ $srq, twice each: answers $r" \
 	test "$r" = "0 -114 0 -114 0 -114"
 t_ok "the owner hears each once: a completion on its channel, IBV_EVENT_CQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED (rc $rc)" \
-	test "$rc" = 0 -a "$(grep -c '^comp$' /tmp/ev3.log) $(grep -c '^event CQ error$' /tmp/ev3.log) $(grep -c '^event SRQ limit reached$' /tmp/ev3.log)" = "1 1 1"
+	test "$rc" = 0 -a "$(grep -c '^comp$' /tmp/ev3.log) $(grep -c '^event CQ error$' /tmp/ev3.log) $(grep -c '^event SRQ limit reached$' /tmp/ev3.log) $(grep -c "^event .* qpn $q\$" /tmp/ev3.log)" = "1 1 1 1"
 gone() {	# the CQ's and SRQ's answers once the program's objects are gone
 	[ "$(raise "cqerr $cq") $(raise "srqlimit $srq")" = "-2 -2" ]
 }
@@ -146,7 +149,7 @@ wait $ev; rc=$?
 sed 's/^/#   /' /tmp/ev2.log
 t_ok "DEVICE_FATAL: the QP's owner gets QP $q's fatal and the device's (rc $rc, events $(evcount /tmp/ev2.log "$q"))" \
 	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev2.log "$q")" = "1 1"
-t_ok "ofl_events counts the five taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 5
+t_ok "ofl_events counts the six taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 6
 t_ok "rdma link delete mB: every object told of is destroyed (created $(param created))" bash -c \
 	"rdma link delete mB && [ \$(cat /sys/module/mroce_ofl_test/parameters/destroyed) = \$(cat /sys/module/mroce_ofl_test/parameters/created) ]"
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
@@ -179,8 +182,8 @@ t_ok "mixed: the NIC framed and checked every frame (no tx_errors, rx_bad_*)" ba
 t_ok "mixed: mA's verbs told the NIC of every object (ofl_cmds $(cat $SYS/mA/ofl_cmds), none refused)" \
 	bash -c "[ $(cat $SYS/mA/ofl_cmds) -gt 20 ] && [ $(cat $SYS/mA/ofl_cmd_errors) = 0 ] && [ $(sw shadow_cmd_refused) = 0 ]"
 t_ok "mixed: mB, on software, issues no command (ofl_cmds $(cat $SYS/mB/ofl_cmds))" test "$(cat $SYS/mB/ofl_cmds)" = 0
-t_ok "mixed: every DATA/UD packet the NIC carried and every doorbell names objects it was told of (tx $(sw shadow_tx_checked), rx $(sw shadow_rx_checked), doorbells $(sw shadow_db))" \
-	bash -c "[ $(sw shadow_tx_checked) -gt 500 ] && [ $(sw shadow_rx_checked) -gt 500 ] && [ $(sw shadow_db) -gt 100 ] && swnic_no_holes mA"
+t_ok "mixed: every DATA/UD packet the NIC carried, every doorbell and every send WQE it fetched names objects it was told of (tx $(sw shadow_tx_checked), rx $(sw shadow_rx_checked), doorbells $(sw shadow_db), WQEs $(sw shadow_wqe_checked), $(sw shadow_wqe_raced) raced)" \
+	bash -c "[ $(sw shadow_tx_checked) -gt 500 ] && [ $(sw shadow_rx_checked) -gt 500 ] && [ $(sw shadow_db) -gt 100 ] && [ $(sw shadow_wqe_checked) -gt 100 ] && swnic_no_holes mA"
 t_ok "mixed: mroce shows the NIC's counters by query, the ones its debugfs has (tx_frames $(sed -n 's/^tx_frames //p' /sys/kernel/debug/mroce/mA/ofl_counters))" \
 	bash -c "[ \"\$(cut -d' ' -f1 /sys/kernel/debug/mroce/mA/ofl_counters)\" = \"\$(grep -E '^(tx|rx|shadow)_' $DBGA | cut -d' ' -f1)\" ] &&
 		 grep -qE '^tx_frames [1-9]' /sys/kernel/debug/mroce/mA/ofl_counters && [ ! -e /sys/kernel/debug/mroce/mB/ofl_counters ]"
