@@ -196,14 +196,7 @@ static inline bool mroce_qp_is_conn(const struct mroce_qp *qp)
 /* the QP's type as the opcode table (mroce-wr.h) names it */
 static inline u8 mroce_qp_type_bit(const struct mroce_qp *qp)
 {
-	switch (qp->ibqp.qp_type) {
-	case IB_QPT_RC:
-		return MROCE_QPT_RC;
-	case IB_QPT_UC:
-		return MROCE_QPT_UC;
-	default:
-		return MROCE_QPT_UD;	/* UD, GSI */
-	}
+	return mroce_wr_qpt(qp->ibqp.qp_type);	/* IB_QPT_* = IB_UVERBS_QPT_* */
 }
 
 /*

@@ -113,18 +113,6 @@ static u32 ring_cons(const struct shadow_qp *q)
 	return cons;
 }
 
-static u8 qpt_bit(u8 type)
-{
-	switch (type) {
-	case IB_QPT_RC:
-		return MROCE_QPT_RC;
-	case IB_QPT_UC:
-		return MROCE_QPT_UC;
-	default:
-		return MROCE_QPT_UD;	/* UD, GSI */
-	}
-}
-
 /* may @q's WQE use [addr, addr + len) through lkey @key for @right? */
 static bool lkey_ok(struct swnic_shadow *sh, const struct shadow_qp *q,
 		    const struct mroce_sge *sge, u32 right)
@@ -157,9 +145,9 @@ static enum shadow_stat wqe_check(struct swnic_shadow *sh,
 
 	if (op == IB_WR_REG_MR)		/* kernel QPs: the pages are mroce's */
 		return SH_WQE_REG_MR;
-	if (!o || !(o->qp_types & qpt_bit(q->type)))
+	if (!o || !(o->qp_types & mroce_wr_qpt(q->type)))
 		return SH_WQE_BAD_OP;
-	if (qpt_bit(q->type) == MROCE_QPT_UD) {
+	if (mroce_wr_qpt(q->type) == MROCE_QPT_UD) {
 		ah = xa_load(&sh->ahs, e->ah);
 		if (!ah || ah->pd != q->pd)
 			return SH_WQE_UNKNOWN_AH;

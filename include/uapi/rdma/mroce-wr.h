@@ -27,6 +27,19 @@
 #define MROCE_QPT_UC		(1 << 1)
 #define MROCE_QPT_UD		(1 << 2)	/* UD and the GSI QP */
 
+/* the bit of a QP of type @qp_type (IB_UVERBS_QPT_*; the GSI QP's is UD's) */
+static inline __u8 mroce_wr_qpt(__u32 qp_type)
+{
+	switch (qp_type) {
+	case IB_UVERBS_QPT_RC:
+		return MROCE_QPT_RC;
+	case IB_UVERBS_QPT_UC:
+		return MROCE_QPT_UC;
+	default:
+		return MROCE_QPT_UD;
+	}
+}
+
 /* mroce_wr_op.flags */
 #define MROCE_WR_LOCAL		(1 << 0)	/* runs in SQ order here; nothing on the wire */
 #define MROCE_WR_RESP		(1 << 1)	/* the responder answers with data (READ, atomics) */
