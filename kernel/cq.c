@@ -202,7 +202,7 @@ int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	mroce_queue_free(&oq);
 	return 0;
 
-err_back:	/* the offload took the new ring: it goes back to the old one */
+err_back:	/* the offload took the new ring: back to the old (must not fail) */
 	mroce_ofl_cq_cmd(cq, MROCE_OFL_CMD_CQ_RESIZE, &cq->q, 0);
 err_free:
 	mroce_queue_free(&nq);
@@ -340,16 +340,23 @@ int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	unsigned long irqflags;
 	int ret = 0;
 
-	if (static_branch_unlikely(&mroce_ofl_in_use))
-		mroce_ofl_cq_arm(cq, flags & IB_CQ_SOLICITED_MASK);
+	u8 armed;
+
 	spin_lock_irqsave(&cq->lock, irqflags);
 	if (cq->notify != IB_CQ_NEXT_COMP)
 		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	armed = cq->notify;
 	/* anything produced that the consumer has not taken yet? */
 	if (flags & IB_CQ_REPORT_MISSED_EVENTS &&
 	    mre_ring_load(&cq->q.r.hdr->cons) != cq->q.r.prod)
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
+	/*
+	 * The offload hears of the arm mroce holds, after it holds it: its
+	 * completion interrupt (mroce_cq_ofl_comp()) may come at once.
+	 */
+	if (static_branch_unlikely(&mroce_ofl_in_use))
+		mroce_ofl_cq_arm(cq, armed);
 	return ret;
 }
 

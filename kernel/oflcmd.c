@@ -164,9 +164,11 @@ static int ring_pages(struct mroce_dev *mdev, struct mroce_queue *q,
 
 	if (!q->ofl.addr) {
 		err = map_start(mdev, &q->ofl, n);
-		for (i = 0; !err && i < n; i++)
+		for (i = 0; !err && i < n; i++) {
 			err = map_page(&q->ofl, vmalloc_to_page((u8 *)q->buf +
 							(size_t)i * PAGE_SIZE));
+			cond_resched();
+		}
 		if (err)
 			return err;
 	}
@@ -267,8 +269,10 @@ int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags)
 		n = ib_umem_num_pages(mr->umem);
 		if (!m->addr) {
 			err = map_start(mdev, m, n);
-			for (i = 0; !err && i < n; i++)
+			for (i = 0; !err && i < n; i++) {
 				err = map_page(m, mr->pages[i]);
+				cond_resched();	/* up to 2^28 pages */
+			}
 		}
 		if (err)
 			return err;

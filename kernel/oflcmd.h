@@ -46,7 +46,7 @@ int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op);
 /* @pd: the MR's (the core sets ibmr.pd only after a registration) */
 int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags);
 int mroce_ofl_mw_cmd(struct mroce_mw *mw, u8 op);
-/* any context but hard IRQ: @sleepable false flags it ATOMIC */
+/* any context, IRQs maybe off: @sleepable false flags it ATOMIC */
 int mroce_ofl_ah_cmd(struct mroce_ah *ah, u8 op, bool sleepable);
 /* @state: the QP's after the command; @mask: the attributes it set */
 int mroce_ofl_qp_cmd(struct mroce_qp *qp, u8 op, enum ib_qp_state state,

@@ -40,6 +40,7 @@
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/mroce-abi.h>
 
 #include "ring.h"
 #include "wire.h"
@@ -187,7 +188,11 @@ static int id_destroy(struct xarray *xa, u32 id)
 	return xa_erase(xa, id) ? 0 : -ENOENT;
 }
 
-/* put @e in place of @old, the entry at @id (live, a tombstone or NULL) */
+/*
+ * Put @e in place of @old, the entry at @id (live, a tombstone or NULL).
+ * An old entry with pages (a rereg's MR) goes only once no check can still
+ * read them, before this returns: mroce unpins them after the command.
+ */
 static int replace(struct xarray *xa, u32 id, void *e, void *old)
 {
 	void *was = xa_store(xa, id, e, GFP_KERNEL);
@@ -196,8 +201,12 @@ static int replace(struct xarray *xa, u32 id, void *e, void *old)
 		entry_free(e);
 		return xa_err(was);
 	}
-	if (old)
+	if (old && ((struct shadow_head *)old)->pages) {
+		synchronize_rcu();
+		entry_free(old);
+	} else if (old) {
 		entry_free_later(old);
+	}
 	return 0;
 }
 
@@ -337,6 +346,7 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	    a->type != IB_QPT_UD && a->type != IB_QPT_GSI)
 		return -EOPNOTSUPP;
 	if (a->state != IB_QPS_RESET || a->sq_log2 > 24 || a->rq_log2 > 24 ||
+	    (1U << a->create.sq.stride_log2) < sizeof(struct mroce_sqe) ||
 	    (a->srq && (a->rq_log2 || a->create.rq.n)) ||
 	    ring_ok(sh, &a->create.sq, 1U << a->sq_log2) ||
 	    (!a->srq && ring_ok(sh, &a->create.rq, 1U << a->rq_log2)))

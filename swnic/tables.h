@@ -95,7 +95,7 @@ static inline void *live(struct xarray *xa, u32 id, bool *tomb)
 	return h->gone ? NULL : h;
 }
 
-/* wqe.c: AH commands (any context but hard IRQ); the AHs freed at detach */
+/* wqe.c: AH commands (any context); the AHs freed at detach */
 int swnic_ah_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
 void swnic_ahs_free(struct swnic_shadow *sh);
 /* wqe.c: check SQ WQEs [@from, @to) of live QP @q, its doorbell's (RCU) */

@@ -31,7 +31,7 @@
 #include "ring.h"
 #include "tables.h"
 
-/* --- AHs (any context but hard IRQ: the xarray's lock, IRQs saved) ------ */
+/* --- AHs (any context, IRQs maybe off: the xarray's lock, IRQs saved) - */
 
 static int ah_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 {
@@ -182,6 +182,7 @@ void swnic_wqe_fetch(struct swnic_shadow *sh, const struct shadow_qp *q,
 		ring_read(q, off, &e, sizeof(e));
 		s = wqe_check(sh, q, off, &e);
 		/* consumed by now: the producer may have reused the slot */
+		smp_rmb();	/* the WQE's bytes were read before the index */
 		if ((s32)(idx - ring_cons(q)) < 0)
 			s = SH_WQE_RACED;
 		sh_count(sh, s == SH_NSTATS ? SH_WQE_CHECKED : s);

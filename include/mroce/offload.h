@@ -155,8 +155,9 @@ enum mroce_ofl_op {
  * struct mroce_ofl_cmd.flags. REPLACE: MR_CREATE of a live id (a rereg).
  * ATOMIC: an AH command from a caller that cannot sleep (create_ah
  * without RDMA_CREATE_AH_SLEEPABLE, destroy_ah without
- * RDMA_DESTROY_AH_SLEEPABLE, in softirq or under a spinlock): cmd() must
- * not sleep for it (poll the admin queue's completion, as ionic does).
+ * RDMA_DESTROY_AH_SLEEPABLE, in softirq or under a spinlock, maybe with
+ * hard IRQs disabled): cmd() must not sleep for it (poll the admin queue's
+ * completion, as ionic does).
  */
 #define MROCE_OFL_CF_REPLACE	BIT(0)
 #define MROCE_OFL_CF_ATOMIC	BIT(1)
@@ -409,13 +410,16 @@ struct mroce_ofl_event {
  *           Process context or softirq (never hard IRQ), never with a
  *           mroce lock held that mroce_ofl_rx() takes; must not sleep.
  * @cmd:     MROCE_OFL_OBJECTS. Process context, may sleep (not with
- *           MROCE_OFL_CF_ATOMIC: then any context but hard IRQ, and it
- *           must not sleep). Carry out @cmd for the device @priv; return 0 or a negative errno: -EPROTO
+ *           MROCE_OFL_CF_ATOMIC: then any context, hard IRQs maybe off,
+ *           and it must not sleep). Carry out @cmd for the device @priv;
+ *           return 0 or a negative errno: -EPROTO
  *           (a version it does not know), -EOPNOTSUPP (an op or a field
  *           value it does not support), -ENOENT (an id it was not told
  *           of), -EEXIST (CREATE of a live id), -ENOMEM. A failed CREATE or
  *           MODIFY fails the verb that issued it with that errno; a DESTROY
- *           cannot fail the verb (mroce logs and counts ofl_cmd_errors).
+ *           cannot fail the verb (mroce logs and counts ofl_cmd_errors),
+ *           nor can a CQ_RESIZE that puts back the ring a failed resize
+ *           replaced (mroce frees the new ring either way).
  *           @cmd is valid during the call only.
  * @doorbell: optional, with MROCE_OFL_OBJECTS. Queue @queue has work up
  *           to @value (see MROCE_OFL_DB_*). Any context, hard IRQs off
@@ -479,7 +483,9 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb);
 
 /*
  * MROCE_OFL_OBJECTS: an event of @port's NIC (struct mroce_ofl_event).
- * Process context or softirq, not hard IRQ. Returns 0 (counted in sysfs
+ * Process context or softirq, with hard IRQs enabled, and no lock held
+ * that the offload's cmd(), doorbell() or xmit() take: mroce calls the
+ * consumer's handlers from it, and they may post work at once. Returns 0 (counted in sysfs
  * ofl_events), -EINVAL for an unknown type, -ENOENT for an id the device
  * does not have, -EALREADY for an event with nothing left to report (see
  * the types), -ENODEV outside attach..detach.

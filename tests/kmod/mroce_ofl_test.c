@@ -26,7 +26,9 @@
  *                    CQ_ERR for CQ N, "srqlimit N" SRQ_LIMIT, "type T" an
  *                    event of type T for id 0; `raised` is its answer.
  *                    `last_cq`, `last_srq`: the ids of the last CQ_CREATE
- *                    and SRQ_CREATE. Its counters, by query, are
+ *                    and SRQ_CREATE. With `comp_on_arm` (writable), every
+ *                    CQ arm doorbell is answered by a CQ_COMP event at
+ *                    once (`comp_on_arm_answer`). Its counters, by query, are
  *                    `created` and `destroyed`. AH commands are counted
  *                    apart, in `ahs` ("CREATED DESTROYED").
  */
@@ -125,10 +127,28 @@ static int t_xmit(void *priv, struct sk_buff *skb,
 static int doorbells;
 module_param(doorbells, int, 0444);
 
-/* any context: counted only */
+static bool comp_on_arm;
+module_param(comp_on_arm, bool, 0644);
+static int comp_on_arm_answer = 1;
+module_param(comp_on_arm_answer, int, 0444);
+
+/*
+ * Any context: counted. With `comp_on_arm`, a CQ's arm is answered at
+ * once by its completion interrupt (CQ_COMP), as a NIC with a CQE already
+ * written would: mroce must hold the arm before it rings the doorbell.
+ */
 static void t_doorbell(void *priv, u32 queue, u32 value)
 {
+	struct mroce_ofl_port *port = READ_ONCE(obj_port);
+	struct mroce_ofl_event ev = {
+		.type = MROCE_OFL_EV_CQ_COMP,
+		.id = MROCE_OFL_DBQ_ID(queue),
+	};
+
 	doorbells++;
+	if (READ_ONCE(comp_on_arm) && port &&
+	    MROCE_OFL_DBQ_TYPE(queue) == MROCE_OFL_DB_CQ_ARM)
+		WRITE_ONCE(comp_on_arm_answer, mroce_ofl_event(port, &ev));
 }
 
 static int raised;

@@ -142,6 +142,14 @@ gone() {	# the CQ's and SRQ's answers once the program's objects are gone
 }
 t_ok "after the program's exit its CQ and SRQ are unknown to events: -ENOENT" t_wait 10 gone
 t_ok "an event of an unknown type: -EINVAL" test "$(raise "type 99")" = -22
+# an arm the NIC answers at once with its completion interrupt: mroce
+# holds the arm before the doorbell tells the NIC (else the event is lost)
+echo 1 > /sys/module/mroce_ofl_test/parameters/comp_on_arm
+mroce-asyncev -d mB -n 1 -t $((10 * T_SCALE)) > /tmp/ev4.log 2>&1; rc=$?
+echo 0 > /sys/module/mroce_ofl_test/parameters/comp_on_arm
+sed 's/^/#   /' /tmp/ev4.log
+t_ok "CQ_COMP raised from within the CQ arm's doorbell: taken ($(param comp_on_arm_answer)), the owner's channel wakes (rc $rc)" \
+	test "$rc" = 0 -a "$(param comp_on_arm_answer)" = 0 -a "$(grep -c '^comp$' /tmp/ev4.log)" = 1
 mroce-asyncev -d mB -n 2 -t 20 > /tmp/ev2.log 2>&1 & ev=$!
 q=$(evwait /tmp/ev2.log)
 echo device > /sys/module/mroce_ofl_test/parameters/raise
@@ -149,7 +157,7 @@ wait $ev; rc=$?
 sed 's/^/#   /' /tmp/ev2.log
 t_ok "DEVICE_FATAL: the QP's owner gets QP $q's fatal and the device's (rc $rc, events $(evcount /tmp/ev2.log "$q"))" \
 	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev2.log "$q")" = "1 1"
-t_ok "ofl_events counts the six taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 6
+t_ok "ofl_events counts the seven taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 7
 t_ok "rdma link delete mB: every object told of is destroyed (created $(param created))" bash -c \
 	"rdma link delete mB && [ \$(cat /sys/module/mroce_ofl_test/parameters/destroyed) = \$(cat /sys/module/mroce_ofl_test/parameters/created) ]"
 t_ok "rmmod the contract module" rmmod mroce_ofl_test
