@@ -215,7 +215,7 @@ int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
 		.srq = {
 			.pd = to_mroce_pd(srq->ibsrq.pd)->id,
 			.depth = srq->q.r.size,
-			.limit = srq->limit,
+			.limit = READ_ONCE(srq->limit),	/* a limit event clears it */
 		},
 	};
 	int err;

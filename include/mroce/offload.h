@@ -77,9 +77,11 @@ struct mroce_ofl_port;
  *             list for it (dma_map_page(), DMA_BIDIRECTIONAL) from the
  *             command that hands it until after the command that takes it
  *             back (a DESTROY, a RESIZE, a replacing MR_CREATE, a refused
- *             CREATE), so the addresses are the NIC's. NULL, as mroce
- *             leaves it: physical addresses, for a NIC that reaches memory
- *             as the CPU does.
+ *             CREATE), so the addresses are the NIC's. The mappings are
+ *             kept and never synced: the device must be cache-coherent
+ *             and must not bounce (swiotlb), as RDMA NICs are. NULL, as
+ *             mroce leaves it: physical addresses, for a NIC that reaches
+ *             memory as the CPU does.
  */
 struct mroce_ofl_port_info {
 	struct net_device *ndev;
