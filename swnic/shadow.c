@@ -600,6 +600,8 @@ static enum shadow_stat tx_check(const struct shadow_qp *q,
 							      SH_TX_BAD_DEST;
 }
 
+static void sq_poll(struct swnic_shadow *sh, struct shadow_qp *q);
+
 void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb)
 {
 	enum shadow_stat bad;
@@ -621,6 +623,8 @@ void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb)
 	if (bad == SH_NSTATS && p.type == MRE_T_DATA &&
 	    p.data.op == MRE_OP_READ_RESP)
 		read_check(sh, q, &p.data, p.payload);
+	if (bad == SH_NSTATS)
+		sq_poll(sh, q);
 	rcu_read_unlock();
 	if (bad != SH_NSTATS)
 		sh_count(sh, bad);
@@ -756,6 +760,23 @@ static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi, u32 *from)
 	} while (!atomic_try_cmpxchg(&q->sq_last, &last, (int)pi));
 	*from = last;
 	return SH_NSTATS;
+}
+
+/*
+ * @q sends: fetch what its send ring holds beyond the last index, as a
+ * NIC polls a scheduled QP's ring (a user's posts ring no doorbell while
+ * mroce polls it). An index behind, equal or more than a ring ahead is
+ * left to the doorbells to judge.
+ */
+static void sq_poll(struct swnic_shadow *sh, struct shadow_qp *q)
+{
+	u32 prod = ring_prod(q);
+	int last = atomic_read(&q->sq_last);
+	u32 ahead = prod - (u32)last;
+
+	if (ahead && ahead <= q->sq_depth &&
+	    atomic_try_cmpxchg(&q->sq_last, &last, (int)prod))
+		swnic_wqe_fetch(sh, q, last, prod);
 }
 
 void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value)

@@ -98,7 +98,7 @@ static inline void *live(struct xarray *xa, u32 id, bool *tomb)
 /* wqe.c: AH commands (any context); the AHs freed at detach */
 int swnic_ah_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
 void swnic_ahs_free(struct swnic_shadow *sh);
-/* wqe.c: check SQ WQEs [@from, @to) of live QP @q, its doorbell's (RCU) */
+/* wqe.c: check SQ WQEs [@from, @to) of live QP @q, a doorbell's or poll's */
 void swnic_wqe_fetch(struct swnic_shadow *sh, const struct shadow_qp *q,
 		     u32 from, u32 to);
 

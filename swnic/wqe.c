@@ -8,12 +8,14 @@
  * type (the table include/uapi/rdma/mroce-wr.h gives the provider and
  * mroce), each SGE's lkey an MR of the QP's PD whose rights and range
  * allow it, a UD WQE's AH one it was told of, of the same PD. swnic does
- * that at every SQ doorbell, reading the WQEs through the page list
- * QP_CREATE gave, while mroce's engine still takes and runs them.
+ * that at every SQ doorbell and as the QP sends (it polls the ring's
+ * producer index then, as a NIC polls a scheduled QP's ring: a user's
+ * posts ring no doorbell while mroce polls), reading the WQEs through the
+ * page list QP_CREATE gave, while mroce's engine still takes and runs them.
  *
- * The doorbell that moves a QP's last producer index on (shadow.c,
- * sq_index()) owns the WQEs up to its index, so no two CPUs fetch the
- * same one. A WQE is judged only if mroce had not consumed its slot by the
+ * The doorbell or poll that moves a QP's last producer index on (shadow.c,
+ * sq_index(), sq_poll()) owns the WQEs up to its index, so no two CPUs
+ * fetch the same one. A WQE is judged only if mroce had not consumed its slot by the
  * time it was read: the producer may reuse a consumed slot, and what was
  * read may then be half of the next WQE (counted as raced).
  *

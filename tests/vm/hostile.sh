@@ -270,6 +270,11 @@ phase() {	# phase NAME
 		[ "$ph" = baseline ] && t_ok "baseline: and every one they received" \
 			bash -c "swnic_no_holes $C_DEV && swnic_no_holes $S_DEV"
 		echo "# $ph: $S_DEV's shadow check: $(grep '^shadow_' "/sys/kernel/debug/mroce_swnic/$S_DEV" | paste -sd' ')"
+		echo "# $ph: $C_DEV's: $(grep '^shadow_' "/sys/kernel/debug/mroce_swnic/$C_DEV" | paste -sd' ')"
+		# the client's posts ring almost no doorbell: the NIC polls its
+		# ring as it sends, and must have judged WQEs that way
+		[ "$ph" = baseline ] && t_ok "baseline: the NIC fetched and checked $C_DEV's send WQEs as the QP sent ($(sed -n 's/^shadow_wqe_checked //p' "/sys/kernel/debug/mroce_swnic/$C_DEV") checked)" \
+			test "$(sed -n 's/^shadow_wqe_checked //p' "/sys/kernel/debug/mroce_swnic/$C_DEV")" -gt 100
 		if [ "$ph" = foreign ]; then	# random streams: the check must see them
 			x=$(sed -n 's/.* WRITE \([0-9]*\) .*/\1/p' "$PAIR_LOG/$ph-craft.out" | tail -1)
 			y=$(sed -n 's/^shadow_rx_unknown_qp //p' "/sys/kernel/debug/mroce_swnic/$S_DEV")
