@@ -339,7 +339,6 @@ int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	struct mroce_cq *cq = to_mroce_cq(ibcq);
 	unsigned long irqflags;
 	int ret = 0;
-
 	u8 armed;
 
 	spin_lock_irqsave(&cq->lock, irqflags);

@@ -161,35 +161,39 @@ static bool ndev_owns(struct net_device *ndev, bool v6,
 	return false;
 }
 
-/* an address of one of @mdev's planes? A walk of their few addresses (RCU) */
+/*
+ * An address of one of @mdev's planes? A walk of their few addresses,
+ * under rcu_read_lock(): the netdevs' address lists are read with
+ * rcu_dereference(), which lockdep accepts only there, not in a caller's
+ * BH-off section (a QP's modify sends the CONNECT from process context
+ * with BHs off: "suspicious RCU usage" on the debug kernel).
+ */
 static bool self_addr(struct mroce_dev *mdev, bool v6,
 		      const struct in6_addr *a6, __be32 a4)
 {
 	u32 n = mroce_planes(mdev), k;
+	bool self = false;
 
-	for (k = 0; k < n; k++) {
+	rcu_read_lock();
+	for (k = 0; k < n && !self; k++) {
 		struct net_device *ndev = mroce_plane_ndev(mdev, k);
 
-		if (ndev && ndev_owns(ndev, v6, a6, a4))
-			return true;
+		self = ndev && ndev_owns(ndev, v6, a6, a4);
 	}
-	return false;
+	rcu_read_unlock();
+	return self;
 }
 
 bool mroce_net_is_self(struct mroce_dev *mdev,
 		       const struct sockaddr_storage *sa)
 {
-	bool self = false;
-
-	rcu_read_lock();
 	if (sa->ss_family == AF_INET6)
-		self = self_addr(mdev, true,
+		return self_addr(mdev, true,
 				 &((const struct sockaddr_in6 *)sa)->sin6_addr, 0);
-	else if (sa->ss_family == AF_INET)
-		self = self_addr(mdev, false, NULL,
+	if (sa->ss_family == AF_INET)
+		return self_addr(mdev, false, NULL,
 				 ((const struct sockaddr_in *)sa)->sin_addr.s_addr);
-	rcu_read_unlock();
-	return self;
+	return false;
 }
 
 /*
@@ -199,22 +203,12 @@ bool mroce_net_is_self(struct mroce_dev *mdev,
  * wire (the test rig's does), and a packet sent there would come back to
  * us anyway. Another device of the namespace, or a socket of the host's
  * own, goes by the stack: only our own receive path is skipped. No lookup
- * in the FIB. The caller's BH-off section is an RCU read side, but the
- * netdev's address lists are read with rcu_dereference(), which lockdep
- * accepts only under rcu_read_lock() (a QP's modify sends the CONNECT
- * from process context, with BHs off: "suspicious RCU usage" on the
- * debug kernel).
+ * in the FIB.
  */
 static bool to_self(struct mroce_dev *mdev, const struct mroce_skb_cb *cb)
 {
-	bool self;
-
-	if (!mroce_param_loop_direct())
-		return false;
-	rcu_read_lock();
-	self = self_addr(mdev, cb->v6, &cb->daddr.v6, cb->daddr.v4);
-	rcu_read_unlock();
-	return self;
+	return mroce_param_loop_direct() &&
+	       self_addr(mdev, cb->v6, &cb->daddr.v6, cb->daddr.v4);
 }
 
 int mroce_net_queue(struct mroce_dev *mdev, struct sk_buff *skb,

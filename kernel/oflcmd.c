@@ -125,53 +125,65 @@ void mroce_ofl_unmap(struct mroce_ofl_map *m)
 	*m = (struct mroce_ofl_map){};
 }
 
-/* room in @m for @n pages, mapped for the device's offload */
-static int map_start(struct mroce_dev *mdev, struct mroce_ofl_map *m, u32 n)
+/* page @pg as the NIC reaches it, into *@a; -ENOMEM */
+static int map_page(struct device *dev, struct page *pg, u64 *a)
 {
-	m->addr = kvmalloc_array(n, sizeof(*m->addr), GFP_KERNEL);
-	m->n = 0;
-	m->dev = mdev->ofl.dma_dev;
-	return m->addr ? 0 : -ENOMEM;
-}
+	dma_addr_t d;
 
-/* page @pg appended to @m as the NIC reaches it; on error @m is freed */
-static int map_page(struct mroce_ofl_map *m, struct page *pg)
-{
-	dma_addr_t a;
-
-	if (!m->dev) {
-		m->addr[m->n++] = page_to_phys(pg);
+	if (!dev) {
+		*a = page_to_phys(pg);
 		return 0;
 	}
-	a = dma_map_page(m->dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(m->dev, a)) {
-		mroce_ofl_unmap(m);
+	d = dma_map_page(dev, pg, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, d))
 		return -ENOMEM;
-	}
-	m->addr[m->n++] = a;
+	*a = d;
 	return 0;
 }
 
 /*
- * @p: the pages of vmalloc'ed ring @q as the NIC reaches them, mapped into
- * q->ofl unless they are already (a command that puts a ring back)
+ * The @n pages page(@src, i) into @m for the device's offload, unless @m
+ * holds them already (a command that puts a ring or an MR back). Up to
+ * 2^28 pages (a 1 TiB MR): it yields the CPU as it goes.
  */
+static int map_pages(struct mroce_dev *mdev, struct mroce_ofl_map *m, u32 n,
+		     struct page *(*page)(const void *src, u32 i),
+		     const void *src)
+{
+	int err;
+
+	if (m->addr)
+		return 0;
+	m->addr = kvmalloc_array(n, sizeof(*m->addr), GFP_KERNEL);
+	if (!m->addr)
+		return -ENOMEM;
+	m->dev = mdev->ofl.dma_dev;
+	for (m->n = 0; m->n < n; m->n++) {
+		err = map_page(m->dev, page(src, m->n), &m->addr[m->n]);
+		if (err) {
+			mroce_ofl_unmap(m);	/* the m->n mapped before */
+			return err;
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
+static struct page *ring_page(const void *q, u32 i)
+{
+	const struct mroce_queue *r = q;
+
+	return vmalloc_to_page((u8 *)r->buf + (size_t)i * PAGE_SIZE);
+}
+
+/* @p: the pages of vmalloc'ed ring @q as the NIC reaches them (q->ofl) */
 static int ring_pages(struct mroce_dev *mdev, struct mroce_queue *q,
 		      struct mroce_ofl_pages *p)
 {
-	u32 i, n = q->len >> PAGE_SHIFT;
-	int err;
+	int err = map_pages(mdev, &q->ofl, q->len >> PAGE_SHIFT, ring_page, q);
 
-	if (!q->ofl.addr) {
-		err = map_start(mdev, &q->ofl, n);
-		for (i = 0; !err && i < n; i++) {
-			err = map_page(&q->ofl, vmalloc_to_page((u8 *)q->buf +
-							(size_t)i * PAGE_SIZE));
-			cond_resched();
-		}
-		if (err)
-			return err;
-	}
+	if (err)
+		return err;
 	*p = (struct mroce_ofl_pages){
 		.addr = q->ofl.addr,
 		.n = q->ofl.n,
@@ -232,6 +244,11 @@ int mroce_ofl_srq_cmd(struct mroce_srq *srq, u8 op)
 		    op == MROCE_OFL_CMD_SRQ_DESTROY);
 }
 
+static struct page *mr_page(const void *mr, u32 i)
+{
+	return ((const struct mroce_mr *)mr)->pages[i];
+}
+
 /* tell the device's offload of @mr, in @pd (MROCE_OFL_OBJECTS) */
 int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags)
 {
@@ -255,29 +272,18 @@ int mroce_ofl_mr_cmd(struct mroce_mr *mr, struct ib_pd *pd, u8 op, u16 flags)
 		},
 	};
 	struct mroce_dev *mdev = to_mroce_dev(pd->device);
-	struct mroce_ofl_map *m = &mr->ofl;
-	int err = 0;
-	u32 i, n;
+	int err;
 
 	if (!takes_objects(mdev))
 		return 0;
-	/*
-	 * A user MR's pinned pages, page i covering user VA start + i pages,
-	 * mapped once (a rereg's way back re-sends them)
-	 */
+	/* a user MR's pinned pages, page i covering user VA start + i pages */
 	if (op == MROCE_OFL_CMD_MR_CREATE && mr->type == MROCE_MR_USER) {
-		n = ib_umem_num_pages(mr->umem);
-		if (!m->addr) {
-			err = map_start(mdev, m, n);
-			for (i = 0; !err && i < n; i++) {
-				err = map_page(m, mr->pages[i]);
-				cond_resched();	/* up to 2^28 pages */
-			}
-		}
+		err = map_pages(mdev, &mr->ofl, ib_umem_num_pages(mr->umem),
+				mr_page, mr);
 		if (err)
 			return err;
 		c.mr.pages = (struct mroce_ofl_pages){
-			.addr = m->addr, .n = m->n, .shift = PAGE_SHIFT,
+			.addr = mr->ofl.addr, .n = mr->ofl.n, .shift = PAGE_SHIFT,
 		};
 		c.mr.offset = offset_in_page(mr->start);
 	}

@@ -35,7 +35,6 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
-#include <linux/seq_file.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
@@ -97,7 +96,6 @@ static void entry_free_later(void *e)
 {
 	call_rcu(&((struct shadow_head *)e)->rcu, entry_free_rcu);
 }
-
 
 void swnic_shadow_init(struct swnic_shadow *sh, struct device *dma)
 {
@@ -174,7 +172,6 @@ static int ring_ok(const struct swnic_shadow *sh,
 	return 0;
 }
 
-
 static int id_create(struct xarray *xa, u32 id)
 {
 	if (!id)
@@ -213,9 +210,9 @@ static int replace(struct xarray *xa, u32 id, void *e, void *old)
 /*
  * Destroy the live entry @e at @id: it stays, marked gone, while there is
  * room for such tombstones (late packets for it are told from holes), else
- * it goes. Its extra and pages (READ slots, a ring's or a user MR's pages) go once no reader
- * can still have found it live, before this returns: mroce unpins an MR's
- * pages when MR_DESTROY returns. The caller must not touch @e afterwards.
+ * it goes. Its extra and pages (READ slots, a ring's or a user MR's pages)
+ * go once no reader can still have found it live, before this returns:
+ * mroce unpins an MR's pages when MR_DESTROY returns. The caller must not touch @e afterwards.
  */
 static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id, void *e)
 {
@@ -244,6 +241,17 @@ static void bury(struct swnic_shadow *sh, struct xarray *xa, u32 id, void *e)
 	}
 }
 
+/* @p's addresses as the memory behind them, or NULL (-ENOMEM) */
+static u64 *pages_copy(const struct swnic_shadow *sh,
+		       const struct mroce_ofl_pages *p)
+{
+	u64 *a = kvmalloc_array(p->n, sizeof(*a), GFP_KERNEL);
+	u32 i;
+
+	for (i = 0; a && i < p->n; i++)
+		a[i] = nic_phys(sh, p->addr[i]);
+	return a;
+}
 
 static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 		      bool mw)
@@ -252,7 +260,6 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 	u32 pd = mw ? c->mw.pd : c->mr.pd, key = mw ? c->mw.key : c->mr.key;
 	struct shadow_key *old, *k;
 	bool tomb = false;
-	u32 i;
 
 	if (!has(&sh->pds, pd))
 		return -ENOENT;
@@ -290,15 +297,11 @@ static int key_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c,
 							   PAGE_SIZE)))
 				goto einval;
 			if (k->kind == MROCE_OFL_MR_USER) {
-				k->h.pages = kvmalloc_array(c->mr.pages.n,
-							    sizeof(u64), GFP_KERNEL);
+				k->h.pages = pages_copy(sh, &c->mr.pages);
 				if (!k->h.pages) {
 					kfree(k);
 					return -ENOMEM;
 				}
-				for (i = 0; i < c->mr.pages.n; i++)
-					k->h.pages[i] =
-						nic_phys(sh, c->mr.pages.addr[i]);
 				k->npages = c->mr.pages.n;
 				k->offset = c->mr.offset;
 			}
@@ -333,7 +336,6 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	const struct mroce_ofl_qp *a = &c->qp;
 	struct shadow_qp *q;
 	bool tomb = false;
-	u32 i;
 
 	if (!c->id)
 		return -EINVAL;
@@ -358,10 +360,9 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 	q->type = a->type;
 	q->state = IB_QPS_RESET;
 	q->sq_depth = 1U << a->sq_log2;
-	q->sq_npages = a->create.sq.n;
 	q->sq_stride_log2 = a->create.sq.stride_log2;
 	spin_lock_init(&q->rd_lock);
-	q->h.pages = kvmalloc_array(q->sq_npages, sizeof(u64), GFP_KERNEL);
+	q->h.pages = pages_copy(sh, &a->create.sq);
 	if (q->h.pages && a->type == IB_QPT_RC)
 		q->h.extra = kvcalloc(SH_READS, sizeof(struct shadow_read),
 				      GFP_KERNEL);
@@ -369,8 +370,6 @@ static int qp_create(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 		entry_free(q);
 		return -ENOMEM;
 	}
-	for (i = 0; i < q->sq_npages; i++)
-		q->h.pages[i] = nic_phys(sh, a->create.sq.addr[i]);
 	if (tomb)
 		sh->tombs--;
 	return replace(&sh->qps, c->id, q, xa_load(&sh->qps, c->id));
@@ -724,17 +723,6 @@ void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb)
 
 /* --- doorbells (any context) ---------------------------------------------- */
 
-/* the producer index in the header of @q's send ring, through its pages */
-static u32 ring_prod(const struct shadow_qp *q)
-{
-	const struct mre_ring_hdr *h =
-		kmap_local_page(pfn_to_page(PHYS_PFN(q->h.pages[0])));
-	u32 prod = READ_ONCE(h->prod);
-
-	kunmap_local(h);
-	return prod;
-}
-
 /*
  * An SQ doorbell at producer index @pi: ahead of the last by at most the
  * ring's depth, and what the ring's header says through the pages
@@ -746,7 +734,7 @@ static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi, u32 *from)
 {
 	int last = atomic_read(&q->sq_last);
 
-	if (ring_prod(q) - pi > q->sq_depth)
+	if (swnic_sq_hdr(q, SH_PROD) - pi > q->sq_depth)
 		return SH_DB_RING_DIFFERS;
 
 	do {
@@ -770,7 +758,7 @@ static enum shadow_stat sq_index(struct shadow_qp *q, u32 pi, u32 *from)
  */
 static void sq_poll(struct swnic_shadow *sh, struct shadow_qp *q)
 {
-	u32 prod = ring_prod(q);
+	u32 prod = swnic_sq_hdr(q, SH_PROD);
 	int last = atomic_read(&q->sq_last);
 	u32 ahead = prod - (u32)last;
 
@@ -818,13 +806,4 @@ void swnic_shadow_counters(const struct swnic_shadow *sh, const char **names,
 		if (val)
 			val[i] = atomic64_read(&sh->stats[i]);
 	}
-}
-
-void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh)
-{
-	int i;
-
-	for (i = 0; i < SH_NSTATS; i++)
-		seq_printf(m, "%s %lld\n", sh_names[i],
-			   (long long)atomic64_read(&sh->stats[i]));
 }

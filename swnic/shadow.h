@@ -16,7 +16,6 @@
 #include <mroce/offload.h>
 
 struct device;
-struct seq_file;
 struct sk_buff;
 
 enum shadow_stat {
@@ -74,7 +73,6 @@ int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
 void swnic_shadow_tx(struct swnic_shadow *sh, const struct sk_buff *skb);
 void swnic_shadow_rx(struct swnic_shadow *sh, struct sk_buff *skb);
 void swnic_shadow_doorbell(struct swnic_shadow *sh, u32 queue, u32 value);
-void swnic_shadow_show(struct seq_file *m, struct swnic_shadow *sh);
 /* SH_NSTATS names (for counter_names) or values, where not NULL */
 void swnic_shadow_counters(const struct swnic_shadow *sh, const char **names,
 			   u64 *val);

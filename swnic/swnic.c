@@ -424,10 +424,30 @@ static rx_handler_result_t swnic_rx_handler(struct sk_buff **pskb)
 
 /* --- ports: attach, detach, netdev events -------------------------------- */
 
+/* the port's counters: its own, then with objects its tables' */
+static u32 swnic_ncounters(void)
+{
+	return SWNIC_NSTATS + (swnic_objects ? SH_NSTATS : 0);
+}
+
+/* the port's counters, in swnic_counter_names' order */
+static int swnic_query_counters(void *priv, u64 *val)
+{
+	struct swnic_port *p = priv;
+	int i;
+
+	for (i = 0; i < SWNIC_NSTATS; i++)
+		val[i] = atomic64_read(&p->stats[i]);
+	if (swnic_objects)
+		swnic_shadow_counters(&p->sh, NULL, val + SWNIC_NSTATS);
+	return 0;
+}
+
 static int swnic_stats_show(struct seq_file *m, void *v)
 {
 	struct swnic_port *p = m->private;
-	int i;
+	u64 val[SWNIC_NSTATS + SH_NSTATS];
+	u32 i;
 
 	seq_printf(m, "device %s netdev %s ring %u/%u\n", p->name,
 		   p->ndev->name, skb_queue_len(&p->txq), swnic_tx_ring);
@@ -436,11 +456,9 @@ static int swnic_stats_show(struct seq_file *m, void *v)
 		if (p->rx_ndev[i])
 			seq_printf(m, "rx plane %d %s\n", i, p->rx_ndev[i]->name);
 	rtnl_unlock();
-	for (i = 0; i < SWNIC_NSTATS; i++)
-		seq_printf(m, "%s %lld\n", swnic_stat_names[i],
-			   (long long)atomic64_read(&p->stats[i]));
-	if (swnic_objects)
-		swnic_shadow_show(m, &p->sh);
+	swnic_query_counters(p, val);
+	for (i = 0; i < swnic_ncounters(); i++)
+		seq_printf(m, "%s %llu\n", swnic_counter_names[i], val[i]);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(swnic_stats);
@@ -566,19 +584,6 @@ static void swnic_doorbell(void *priv, u32 queue, u32 value)
 	swnic_shadow_doorbell(&p->sh, queue, value);
 }
 
-/* the port's counters, in swnic_counter_names' order */
-static int swnic_query_counters(void *priv, u64 *val)
-{
-	struct swnic_port *p = priv;
-	int i;
-
-	for (i = 0; i < SWNIC_NSTATS; i++)
-		val[i] = atomic64_read(&p->stats[i]);
-	if (swnic_objects)
-		swnic_shadow_counters(&p->sh, NULL, val + SWNIC_NSTATS);
-	return 0;
-}
-
 /* a netdev going away gets its receive back at once (RTNL) */
 static int swnic_netdev_event(struct notifier_block *nb, unsigned long event,
 			      void *ptr)
@@ -665,18 +670,15 @@ static int __init swnic_init(void)
 
 	swnic_tx_ring = clamp(swnic_tx_ring, 16U, 65536U);
 	memcpy(swnic_counter_names, swnic_stat_names, sizeof(swnic_stat_names));
-	swnic_offload.ncounters = SWNIC_NSTATS;
+	swnic_offload.ncounters = swnic_ncounters();
 	if (swnic_objects) {
+		swnic_offload.caps |= MROCE_OFL_OBJECTS;
 		swnic_shadow_counters(NULL, swnic_counter_names + SWNIC_NSTATS,
 				      NULL);
-		swnic_offload.ncounters += SH_NSTATS;
-	}
-	if (swnic_objects)
-		swnic_offload.caps |= MROCE_OFL_OBJECTS;
-	else	/* the ops of a feature not taken are refused */
+	} else {	/* the ops of a feature not taken are refused */
 		swnic_offload.cmd = NULL;
-	if (!swnic_objects)
 		swnic_offload.doorbell = NULL;
+	}
 	err = swnic_dma_init();
 	if (err)
 		return err;

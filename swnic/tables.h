@@ -12,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 
+#include "ring.h"
 #include "shadow.h"
 
 #define SH_KIND_MW	0x80	/* struct shadow_key.kind: a memory window */
@@ -42,8 +43,7 @@ struct shadow_qp {
 	u32 qkey;
 	u32 access;
 	u32 sq_depth;
-	u32 sq_npages;		/* h.pages: the send ring's, physical */
-	u8 sq_stride_log2;
+	u8 sq_stride_log2;	/* h.pages: the send ring's, physical */
 	atomic_t sq_last;	/* the last SQ doorbell's producer index */
 	u8 type;
 	u8 state;
@@ -98,6 +98,13 @@ static inline void *live(struct xarray *xa, u32 id, bool *tomb)
 /* wqe.c: AH commands (any context); the AHs freed at detach */
 int swnic_ah_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c);
 void swnic_ahs_free(struct swnic_shadow *sh);
+/*
+ * wqe.c: an index in @q's send ring header, through its first page: the
+ * producer's (the user's or mroce's post) or the consumer's (mroce's)
+ */
+#define SH_PROD	offsetof(struct mre_ring_hdr, prod)
+#define SH_CONS	offsetof(struct mre_ring_hdr, cons)
+u32 swnic_sq_hdr(const struct shadow_qp *q, size_t field);
 /* wqe.c: check SQ WQEs [@from, @to) of live QP @q, a doorbell's or poll's */
 void swnic_wqe_fetch(struct swnic_shadow *sh, const struct shadow_qp *q,
 		     u32 from, u32 to);

@@ -15,9 +15,9 @@
  *
  * The doorbell or poll that moves a QP's last producer index on (shadow.c,
  * sq_index(), sq_poll()) owns the WQEs up to its index, so no two CPUs
- * fetch the same one. A WQE is judged only if mroce had not consumed its slot by the
- * time it was read: the producer may reuse a consumed slot, and what was
- * read may then be half of the next WQE (counted as raced).
+ * fetch the same one. A WQE is judged only if mroce had not consumed its
+ * slot by the time it was read: the producer may reuse a consumed slot,
+ * and what was read may then be half of the next WQE (counted as raced).
  *
  * FRWR MRs and memory windows are keyed by work requests: their lkeys are
  * checked by index and PD only, as the packet checks do.
@@ -106,13 +106,13 @@ static void ring_read(const struct shadow_qp *q, u64 off, void *buf, u32 len)
 	}
 }
 
-/* the consumer index mroce last published in @q's send ring header */
-static u32 ring_cons(const struct shadow_qp *q)
+u32 swnic_sq_hdr(const struct shadow_qp *q, size_t field)
 {
-	u32 cons;
+	const u8 *h = kmap_local_page(pfn_to_page(PHYS_PFN(q->h.pages[0])));
+	u32 v = READ_ONCE(*(const u32 *)(h + field));
 
-	ring_read(q, offsetof(struct mre_ring_hdr, cons), &cons, sizeof(cons));
-	return cons;
+	kunmap_local(h);
+	return v;
 }
 
 /* may @q's WQE use [addr, addr + len) through lkey @key for @right? */
@@ -185,7 +185,7 @@ void swnic_wqe_fetch(struct swnic_shadow *sh, const struct shadow_qp *q,
 		s = wqe_check(sh, q, off, &e);
 		/* consumed by now: the producer may have reused the slot */
 		smp_rmb();	/* the WQE's bytes were read before the index */
-		if ((s32)(idx - ring_cons(q)) < 0)
+		if ((s32)(idx - swnic_sq_hdr(q, SH_CONS)) < 0)
 			s = SH_WQE_RACED;
 		sh_count(sh, s == SH_NSTATS ? SH_WQE_CHECKED : s);
 	}

@@ -115,19 +115,18 @@ struct mroce_ofl_tx {
 /*
  * Object commands (MROCE_OFL_OBJECTS). One 64-byte descriptor per command,
  * as a NIC's admin queue takes them. mroce issues them from its verbs
- * calls, in process context (but for the AH commands flagged ATOMIC), never
- * with a lock held that its datapath takes, and in order per object: an object's CREATE before anything names
- * it, its DESTROY after the last command that names it. A CREATE is issued
- * before the object's id or key reaches anyone who could use it; a DESTROY
- * after mroce itself no longer uses the object, and mroce frees what the
- * object held (unpins an MR's pages) only after DESTROY returned: a DESTROY
- * is the fence.
+ * calls, in process context (but for the AH commands flagged ATOMIC),
+ * never with a lock held that its datapath takes, and in order per object:
+ * an object's CREATE before anything names it, its DESTROY after the last
+ * command that names it. A CREATE is issued before the object's id or
+ * key reaches anyone who could use it; a DESTROY after mroce itself no
+ * longer uses the object, and mroce frees what the object held (unpins an
+ * MR's pages) only after DESTROY returned: a DESTROY is the fence.
  *
  * Ids: every id is the one the verbs consumer sees (QP number, the MR's or
  * MW's key index = key >> 8, the AH's number a UD work request names) or
  * mroce's object number (PD, CQ, SRQ); 0 is never an object (no SRQ, no
- * PD). Ids are per device and reused after
- * DESTROY.
+ * PD). Ids are per device and reused after DESTROY.
  */
 enum mroce_ofl_op {
 	MROCE_OFL_CMD_PD_CREATE = 1,
@@ -487,10 +486,10 @@ void mroce_ofl_rx(struct mroce_ofl_port *port, struct sk_buff *skb);
  * MROCE_OFL_OBJECTS: an event of @port's NIC (struct mroce_ofl_event).
  * Process context or softirq, with hard IRQs enabled, and no lock held
  * that the offload's cmd(), doorbell() or xmit() take: mroce calls the
- * consumer's handlers from it, and they may post work at once. Returns 0 (counted in sysfs
- * ofl_events), -EINVAL for an unknown type, -ENOENT for an id the device
- * does not have, -EALREADY for an event with nothing left to report (see
- * the types), -ENODEV outside attach..detach.
+ * consumer's handlers from it, and they may post work at once. Returns 0
+ * (counted in sysfs ofl_events), -EINVAL for an unknown type, -ENOENT for
+ * an id the device does not have, -EALREADY for an event with nothing left
+ * to report (see the types), -ENODEV outside attach..detach.
  */
 int mroce_ofl_event(struct mroce_ofl_port *port,
 		    const struct mroce_ofl_event *ev);
