@@ -7,6 +7,7 @@
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 
+#include "chain.h"
 #include "loop.h"
 #include "rx.h"
 #include "mroce.h"
@@ -17,20 +18,21 @@ static int loop_poll(struct napi_struct *napi, int budget)
 						 napi);
 	struct mroce_loop *l = container_of(napi->dev, struct mroce_loop, ndev);
 	struct mroce_dev *mdev = container_of(l, struct mroce_dev, loop);
-	struct mroce_peer *arm = NULL;
+	struct mroce_chain ch;
 	struct sk_buff *skb;
 	int done = 0;
 
 	/* what the packets send to ourselves joins the queue and runs here */
 	lc->polling = true;
 	rcu_read_lock();
+	/* the burst's timers: where its packets, ACKs and answers left them */
+	mroce_chain_begin(&ch);
 	while (done < budget && (skb = __skb_dequeue(&lc->q))) {
 		mroce_counter_inc(mdev, MROCE_CNT_RX_PACKETS);
-		mroce_rx_defer(mdev, skb, &arm);
+		mroce_rx(mdev, skb);
 		done++;
 	}
-	/* the burst's timers: where its packets, ACKs and answers left them */
-	mroce_rx_arm(arm);
+	mroce_chain_end(&ch);
 	rcu_read_unlock();
 	lc->polling = false;
 	if (done < budget)

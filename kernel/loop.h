@@ -7,11 +7,11 @@
  * is one of the device's planes', whatever the route; module parameter
  * loop_direct), frames the packet as received (IP and UDP headers,
  * data at the MetaRoCE header), queues it on this CPU and schedules its
- * NAPI context; this file hands it to mroce_rx_defer() from that context,
- * in softirq as a datagram from the socket would be, a budget at a time,
- * and sets each peer's timer once after the burst. So a packet
- * to ourselves never recurses into the receive path of the flush that
- * sent it, and the calls flow one way: net.c does not call up here.
+ * NAPI context; this file hands it to mroce_rx() from that context, in
+ * softirq as a datagram from the socket would be, a budget at a time, as
+ * a chain (chain.h): each peer's timer is set once, after the burst. So
+ * a packet to ourselves never recurses into the receive path of the flush
+ * that sent it, and the calls flow one way: net.c does not call up here.
  */
 #ifndef MROCE_LOOP_H
 #define MROCE_LOOP_H

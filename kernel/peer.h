@@ -69,6 +69,7 @@ struct mroce_peer {
 	u64 now;			/* lock: the clock, read once per hold */
 	u64 armed_at;			/* lock: timer expiry asked for; 0: none */
 	u64 next_at;			/* lock: the engine's deadline; 0: none */
+	u32 run;			/* lock: runs of the engine so far */
 	struct sockaddr_storage daddr;	/* the peer (its plane 0) */
 	struct sockaddr_storage saddr;	/* us, towards it */
 	struct dst_cache dst_cache;
@@ -139,11 +140,13 @@ struct mre_conn *mroce_peer_conn_by_addr(struct mre_ep *ep,
 void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b);
 void mroce_peer_unlock(struct mroce_peer *peer);
 /*
- * As mroce_peer_unlock(), but the timer is left to mroce_peer_arm(),
- * called (peer referenced, not locked) once the batch has been flushed
+ * As mroce_peer_unlock(), but the timer is left to mroce_peer_arm() with
+ * the run returned, called (peer referenced, not locked) once the batch
+ * has been flushed: it sets the timer unless a later run came, whose
+ * holder sets it
  */
-void mroce_peer_unlock_defer(struct mroce_peer *peer);
-void mroce_peer_arm(struct mroce_peer *peer);
+u32 mroce_peer_unlock_defer(struct mroce_peer *peer);
+void mroce_peer_arm(struct mroce_peer *peer, u32 run);
 /* peer locked: the engine's clock for this hold, read once */
 u64 mroce_peer_now(struct mroce_peer *peer);
 

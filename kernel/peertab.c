@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The peer table (see peer.h): a peer's lock and timer, a device's peers
- * by address (an rhashtable
- * keyed by the engine's form of it, conn.addr) and by our connection id
- * (an xarray on its low 32 bits; the whole 64 are compared), the limits
- * on new peers (room()) and the reclaim of idle peers, setup and teardown.
+ * by address (an rhashtable keyed by the engine's form of it, conn.addr)
+ * and by our connection id (an xarray on its low 32 bits; the whole 64
+ * are compared), the limits on new peers (room()) and the reclaim of idle
+ * peers, setup and teardown.
  *
  * References: the table holds one, each QP using the peer one, and each
  * demux lookup one for as long as it holds the peer (rx.c lets go). A
@@ -51,11 +51,12 @@ u64 mroce_peer_now(struct mroce_peer *peer)
 	return peer->now;
 }
 
-/* run the engine: its next deadline, for set_timer() */
-static void peer_run(struct mroce_peer *peer)
+/* run the engine: its next deadline, for set_timer(); the run's number */
+static u32 peer_run(struct mroce_peer *peer)
 {
 	peer->next_at = mre_conn_run(&peer->conn, mroce_peer_now(peer));
 	peer->batch = NULL;
+	return ++peer->run;
 }
 
 /*
@@ -88,27 +89,26 @@ void mroce_peer_unlock(struct mroce_peer *peer)
 }
 
 /*
- * The doorbell sets the timer only after its batch went out. Where the
- * wire is a veth pair, the packets of the batch are handled inline, in
- * our own flush, and a burst's ACKs come back before it returns: the
- * timer goes to what the last run, nested or not, left, not to the tail
- * probe of the burst's first packet (ib_write_lat at 64 KiB: about 1.0 ms
- * against 1.5 ms, one boot). Between the two steps another holder may
- * have set the timer already, and set_timer() agrees with it. The receive
- * path does not defer: its second lock round cost small operations more
- * (ib_write_lat at 2 B: about 18.5 us against 16.5) than it saved.
+ * A doorbell (and a receive inside its chain, chain.h) sets the timer at
+ * the chain's end, to what the last run left: over veth its ACKs and
+ * answers come back inline (ib_write_lat 64 KiB: 1.0 ms against 1.5).
+ * Only the latest run's holder sets it (another CPU may run it meanwhile).
+ * Elsewhere a second lock round costs more (ib_write_lat 2 B: +2 us).
  */
-void mroce_peer_unlock_defer(struct mroce_peer *peer)
+u32 mroce_peer_unlock_defer(struct mroce_peer *peer)
 	__releases(&peer->lock)
 {
-	peer_run(peer);
+	u32 run = peer_run(peer);
+
 	spin_unlock_bh(&peer->lock);
+	return run;
 }
 
-void mroce_peer_arm(struct mroce_peer *peer)
+void mroce_peer_arm(struct mroce_peer *peer, u32 run)
 {
 	spin_lock_bh(&peer->lock);
-	set_timer(peer);
+	if (peer->run == run)
+		set_timer(peer);
 	spin_unlock_bh(&peer->lock);
 }
 

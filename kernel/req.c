@@ -5,6 +5,7 @@
 #include <rdma/mroce-wr.h>
 
 #include "batch.h"
+#include "chain.h"
 #include "cq.h"
 #include "mr.h"
 #include "net.h"
@@ -516,9 +517,11 @@ static void kick_ud(struct mroce_qp *qp, struct mroce_batch *b)
  */
 void mroce_req_kick(struct mroce_qp *qp)
 {
-	struct mroce_peer *peer = NULL;
+	struct mroce_peer *peer;
+	struct mroce_chain ch;
 	struct mroce_batch b;
 
+	mroce_chain_begin(&ch);
 	mroce_batch_init(&b);
 	local_bh_disable();
 	if (!mroce_qp_is_conn(qp)) {
@@ -528,13 +531,11 @@ void mroce_req_kick(struct mroce_qp *qp)
 		if (peer) {
 			mroce_peer_lock(peer, &b);
 			kick_conn(qp, peer, &b);
-			mroce_peer_unlock_defer(peer);
+			/* its timer: at the end */
+			mroce_chain_defer(peer, mroce_peer_unlock_defer(peer));
 		}
 	}
 	mroce_batch_flush(&b);
 	local_bh_enable();	/* the receive softirq: the batch is out */
-	if (peer) {
-		mroce_peer_arm(peer);
-		mroce_peer_release(peer);
-	}
+	mroce_chain_end(&ch);
 }

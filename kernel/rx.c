@@ -9,6 +9,7 @@
 #include <linux/workqueue.h>
 
 #include "batch.h"
+#include "chain.h"
 #include "net.h"
 #include "peer.h"
 #include "rx.h"
@@ -21,13 +22,11 @@ static struct mroce_rx_ctx *ctx_of(const struct mre_rx *rx)
 }
 
 /*
- * Hand @skb (linear, UDP header pulled) to the engine; consumes it. @arm
- * NULL: the peer's timer is set as it is unlocked. Else setting it is left
- * to the caller, which holds a reference to that peer in *@arm; a packet
- * of another peer sets the timer of the one held before.
+ * Hand @skb (linear, UDP header pulled) to the engine; consumes it. The
+ * peer's timer is set as it is unlocked, or at the end of the chain this
+ * CPU runs (chain.h: a doorbell's, the loop's poll).
  */
-static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc,
-		   struct mroce_peer **arm)
+static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc)
 {
 	struct mroce_rx_ctx ctx = {
 		.mdev = mdev, .skb = skb, .now = mroce_clock_ns(),
@@ -40,7 +39,7 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc,
 		.bcast = skb->pkt_type == PACKET_BROADCAST,
 		.ctx = &ctx,
 	};
-	struct mroce_peer *peer, *prev = NULL;
+	struct mroce_peer *peer;
 	struct mre_conn *c;
 
 	mroce_net_addrs(skb, &rx.src, &rx.dst);
@@ -48,48 +47,27 @@ static void rx_one(struct mroce_dev *mdev, struct sk_buff *skb, bool may_alloc,
 	c = mre_ep_rx(&mdev->ep, ctx.now, &rx);
 	if (c) {
 		peer = mroce_peer_of(c);
-		if (!arm) {
+		if (!mroce_chain_on()) {
 			mroce_peer_unlock(peer);	/* runs it */
 			mroce_peer_release(peer);
 		} else {
-			mroce_peer_unlock_defer(peer);
-			if (*arm == peer) {
-				mroce_peer_release(peer);
-			} else {
-				prev = *arm;
-				*arm = peer;
-			}
+			mroce_chain_defer(peer, mroce_peer_unlock_defer(peer));
 		}
 	}
 	mroce_batch_flush(&ctx.b);
 	if (!ctx.kept)
 		consume_skb(skb);	/* each drop is counted by its reason */
-	mroce_rx_arm(prev);
 }
 
 int mroce_rx(struct mroce_dev *mdev, struct sk_buff *skb)
 {
-	mroce_rx_defer(mdev, skb, NULL);
-	return 0;
-}
-
-void mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
-		    struct mroce_peer **arm)
-{
 	if (skb_linearize(skb)) {
 		mroce_counter_inc(mdev, MROCE_CNT_RX_DROP_NOMEM);
 		kfree_skb(skb);
-		return;
+		return 0;
 	}
-	rx_one(mdev, skb, false, arm);
-}
-
-void mroce_rx_arm(struct mroce_peer *arm)
-{
-	if (arm) {
-		mroce_peer_arm(arm);
-		mroce_peer_release(arm);
-	}
+	rx_one(mdev, skb, false);
+	return 0;
 }
 
 /* --- CONNECTs from new nodes ------------------------------------------------- */
@@ -142,7 +120,7 @@ static void connect_work(struct work_struct *work)
 	struct sk_buff *skb;
 
 	while ((skb = skb_dequeue(&mdev->connect_q)))
-		rx_one(mdev, skb, true, NULL);
+		rx_one(mdev, skb, true);
 }
 
 void mroce_rx_init(struct mroce_dev *mdev)

@@ -45,19 +45,6 @@ void mroce_rx_exit(struct mroce_dev *mdev);
 /* the software datapath's receive entry (offload.h: rx); softirq, RCU */
 int mroce_rx(struct mroce_dev *mdev, struct sk_buff *skb);
 
-/*
- * The same for a burst of packets that may answer each other (the device's
- * loop, loop.c): the timer of a packet's peer is not set as the peer is
- * unlocked but by mroce_rx_arm(*@arm) after the burst (or by the next
- * packet of another peer), as the doorbell's is after its flush. Start
- * with *@arm NULL. A small operation's request, its ACK and its answer
- * all run in one burst there, and the timer sees only where they left it.
- */
-void mroce_rx_defer(struct mroce_dev *mdev, struct sk_buff *skb,
-		    struct mroce_peer **arm);
-/* set the timer of @arm (or nothing: NULL) and drop its reference */
-void mroce_rx_arm(struct mroce_peer *arm);
-
 /* mre_ops: a connection for a new node, UD, replies */
 enum mre_new mroce_rx_conn_new(struct mre_ep *ep, const struct mre_rx *rx,
 			       const struct mre_addr *peer,
