@@ -11,6 +11,7 @@
  * fires for nothing and is started again, an emulated clock read and
  * clock event write each time. Within a chain the timers of the peers it
  * touches are set once, at its end, to what the whole operation left.
+ * The loop's poll (loop.c) is a chain too, for the same reason.
  *
  *	struct mroce_chain ch;
  *
@@ -21,9 +22,9 @@
  * A chain begun while one runs on this CPU (a kernel ULP posting from its
  * completion handler, the loop's poll in the doorbell's softirq) hands
  * its peers to the outer one. A peer that finds no room is armed at once.
- * A peer that another CPU ran after this chain did is left to that CPU
- * (peer.h, mroce_peer_arm()): a ping-pong's other side posts while our
- * chain still runs, and its tail probe is not ours to set.
+ * A peer that another holder ran after this chain did is left to that
+ * holder (peer.h, mroce_peer_arm()): a ping-pong's other side posts while
+ * our chain still runs, and its tail probe is not ours to set.
  */
 #ifndef MROCE_CHAIN_H
 #define MROCE_CHAIN_H

@@ -141,9 +141,8 @@ void mroce_peer_lock(struct mroce_peer *peer, struct mroce_batch *b);
 void mroce_peer_unlock(struct mroce_peer *peer);
 /*
  * As mroce_peer_unlock(), but the timer is left to mroce_peer_arm() with
- * the run returned, called (peer referenced, not locked) once the batch
- * has been flushed: it sets the timer unless a later run came, whose
- * holder sets it
+ * the run returned, called later (peer referenced, not locked; chain.c):
+ * it sets the timer unless a later run came, whose holder sets it.
  */
 u32 mroce_peer_unlock_defer(struct mroce_peer *peer);
 void mroce_peer_arm(struct mroce_peer *peer, u32 run);

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The peer table (see peer.h): a peer's lock and timer, a device's peers
- * by address (an rhashtable keyed by the engine's form of it, conn.addr)
- * and by our connection id (an xarray on its low 32 bits; the whole 64
- * are compared), the limits on new peers (room()) and the reclaim of idle
- * peers, setup and teardown.
+ * The peer table (see peer.h): a peer's lock and timer, a device's peers by
+ * address (an rhashtable keyed by conn.addr) and by our connection id (an
+ * xarray on its low 32 bits; all 64 compared), the limits on new peers
+ * (room()), the reclaim of idle peers, setup and teardown.
  *
  * References: the table holds one, each QP using the peer one, and each
  * demux lookup one for as long as it holds the peer (rx.c lets go). A
@@ -56,7 +55,8 @@ static u32 peer_run(struct mroce_peer *peer)
 {
 	peer->next_at = mre_conn_run(&peer->conn, mroce_peer_now(peer));
 	peer->batch = NULL;
-	return ++peer->run;
+	WRITE_ONCE(peer->run, peer->run + 1);
+	return peer->run;
 }
 
 /*
@@ -89,11 +89,9 @@ void mroce_peer_unlock(struct mroce_peer *peer)
 }
 
 /*
- * A doorbell (and a receive inside its chain, chain.h) sets the timer at
- * the chain's end, to what the last run left: over veth its ACKs and
- * answers come back inline (ib_write_lat 64 KiB: 1.0 ms against 1.5).
- * Only the latest run's holder sets it (another CPU may run it meanwhile).
- * Elsewhere a second lock round costs more (ib_write_lat 2 B: +2 us).
+ * Inside a chain (chain.h) the timer is set at its end, to what the last
+ * run left (ib_write_lat 64 KiB: 1.0 ms against 1.5), by the latest run's
+ * holder; outside one a second lock round costs more than it saves.
  */
 u32 mroce_peer_unlock_defer(struct mroce_peer *peer)
 	__releases(&peer->lock)
@@ -106,6 +104,8 @@ u32 mroce_peer_unlock_defer(struct mroce_peer *peer)
 
 void mroce_peer_arm(struct mroce_peer *peer, u32 run)
 {
+	if (READ_ONCE(peer->run) != run)
+		return;		/* a later run's holder sets it */
 	spin_lock_bh(&peer->lock);
 	if (peer->run == run)
 		set_timer(peer);
@@ -584,11 +584,11 @@ int mroce_peers_init(struct mroce_dev *mdev, const struct mre_ops *ops)
 }
 
 /*
- * Device teardown, after every QP is gone, the device left its
- * namespace's receive list and the connect work is over (mroce_rx_exit()):
- * no receiver can find a peer once the grace period has passed, and none
- * of them can re-arm a timer afterwards, so the timers can be cancelled
- * and the peers freed.
+ * Device teardown, after every QP is gone, the device left its namespace's
+ * receive list and the connect work is over (mroce_rx_exit()): no receiver
+ * can find a peer once the grace period has passed, nor can a chain still
+ * hold one (chain.c: preemption off is a read side), so none can re-arm a
+ * timer afterwards: the timers can be cancelled and the peers freed.
  */
 void mroce_peers_exit(struct mroce_dev *mdev)
 {
