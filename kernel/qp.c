@@ -230,11 +230,12 @@ err_queues:
 }
 
 /*
- * Destroy: once it is out of the QP table no packet finds it; the engine
- * forgets it when the stream detaches (under the peer lock, so no engine
- * callback still runs for it); synchronize_rcu() waits out receivers that
- * looked it up before; the error work is cancelled. Then nothing refers
- * to it and the queues can go.
+ * Destroy: once it is out of the QP table no new lookup finds it (the
+ * engine's connection may still reach it by the stream it last looked up,
+ * mre_conn_stream()); the engine forgets it when the stream detaches
+ * (under the peer lock, so no engine callback still runs for it);
+ * synchronize_rcu() waits out receivers that looked it up before; the
+ * error work is cancelled. Then nothing refers to it and the queues can go.
  */
 int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {

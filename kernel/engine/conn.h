@@ -189,6 +189,8 @@ struct mre_conn {
 	struct mre_list active;	/* with something to send */
 	struct mre_list attached;	/* all */
 	u32 nstreams;
+	struct mre_stream *stream_last;	/* mre_conn_stream()'s, or NULL */
+	u32 stream_last_id;
 	u32 ack_seq;		/* ACKs processed (RNR accounting) */
 
 	/* handshake, and the peer's planes */
@@ -241,6 +243,21 @@ static inline u64 mre_conn_clock(struct mre_conn *c, u64 now)
 		return c->clock;
 	c->clock = now;
 	return now;
+}
+
+/*
+ * The stream @id of @c (mre_ops.stream), the last one found kept: a
+ * connection's packets name few streams, and the embedder's lookup is a
+ * table's (an xarray in the kernel, 4 of them a small READ).
+ * mre_stream_detach() forgets it.
+ */
+static inline struct mre_stream *mre_conn_stream(struct mre_conn *c, u32 id)
+{
+	if (!c->stream_last || c->stream_last_id != id) {
+		c->stream_last = c->ep->ops->stream(c, id);
+		c->stream_last_id = id;
+	}
+	return c->stream_last;
 }
 
 /* report @t to the embedder (mre_ops.trace), if it asked for events */

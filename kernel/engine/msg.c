@@ -255,7 +255,7 @@ static void retire(struct mre_conn *c, u64 now)
 		c->tsn_una++;
 		n++;
 		if (d->dflags & MRE_DF_LAST && d->stream && is_request(d->op)) {
-			struct mre_stream *s = c->ep->ops->stream(c, d->stream);
+			struct mre_stream *s = mre_conn_stream(c, d->stream);
 
 			if (s && s->conn == c)
 				mre_stream_msg_acked(s, d->msn);
@@ -372,7 +372,7 @@ static int place_tsn(struct mre_conn *c, const struct mre_pkt *pkt)
 	gate_of(c, tsn)->kind = MRE_GATE_NONE;
 	if (d->op == MRE_OP_NOP)
 		return MRE_SYN_NONE;
-	s = c->ep->ops->stream(c, d->dst_stream);
+	s = mre_conn_stream(c, d->dst_stream);
 	if (!s || s->conn != c || s->remote_id != d->src_stream ||
 	    s->state == MRE_STREAM_DETACHED) {
 		c->ep->ctr.drop_stream++;
@@ -487,7 +487,7 @@ static void gate_run(struct mre_conn *c, u32 tsn)
 	if (kind == MRE_GATE_NONE)
 		return;
 	g->kind = MRE_GATE_NONE;
-	s = c->ep->ops->stream(c, g->stream);
+	s = mre_conn_stream(c, g->stream);
 	if (!s || s->conn != c || s->state == MRE_STREAM_ERROR ||
 	    s->state == MRE_STREAM_DETACHED)
 		return;

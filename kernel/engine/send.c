@@ -182,7 +182,7 @@ static bool fill_data(struct mre_conn *c, struct mre_txd *t,
 		return true;
 	}
 	if (t->stream)
-		s = c->ep->ops->stream(c, t->stream);
+		s = mre_conn_stream(c, t->stream);
 	if (t->op == MRE_OP_NOP || !s || s->conn != c)
 		return false;
 	d->dst_stream = s->remote_id;
@@ -351,7 +351,7 @@ static void data_sent(struct mre_conn *c, u32 tsn, struct mre_path *p,
  */
 static void read_resp_gone(struct mre_conn *c, struct mre_txd *t)
 {
-	struct mre_stream *s = c->ep->ops->stream(c, t->stream);
+	struct mre_stream *s = mre_conn_stream(c, t->stream);
 	u32 msn = t->msn;
 
 	mre_tsn_nop(t);

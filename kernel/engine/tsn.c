@@ -79,7 +79,7 @@ static void refused(struct mre_conn *c, struct mre_txd *t,
 		    const struct mre_pkt_ack *a, u64 now)
 {
 	if (a->nak == MRE_SYN_RNR && t->stream) {
-		struct mre_stream *s = c->ep->ops->stream(c, t->stream);
+		struct mre_stream *s = mre_conn_stream(c, t->stream);
 
 		if (s && s->conn == c && !mre_stream_rnr(s, c->ack_seq)) {
 			mre_stream_fail(s, MRE_ST_RNR_RETRY_EXC);

@@ -2395,6 +2395,33 @@ MRE_TEST(conn_reset_spares_unused_stream)
 	MRE_EXPECT_EQ(test, b2->fatal, 0);
 }
 
+/*
+ * The connection keeps the last stream it looked up (mre_conn_stream());
+ * a QP that goes and a new one with its number must not find the old one:
+ * its packets would be dropped as for no stream.
+ */
+MRE_TEST(conn_stream_lookup_follows_detach)
+{
+	struct mre_config cfg;
+	struct mdl_qp *a2, *b2;
+	struct rig r;
+
+	MRE_ASSERT(test, one_write(test, &r, &cfg));
+	MRE_EXPECT_EQ(test, r.p->c[1].stream_last == &r.b->s, 1);
+	mre_stream_detach(&r.a->s);
+	mre_stream_detach(&r.b->s);
+	a2 = MRE_ALLOC(test, sizeof(*a2));
+	b2 = MRE_ALLOC(test, sizeof(*b2));
+	pair_qps(r.p, a2, b2, 17, 1024);	/* r.a's and r.b's numbers */
+	MRE_ASSERT(test, b2->qpn == r.b->qpn);
+	qp_write(&r, a2, 0, 8 * KB, 2);
+	pair_run(r.p, 1000000000ULL);
+	MRE_ASSERT(test, a2->nlog == 1);
+	MRE_EXPECT_EQ(test, a2->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.drop_stream, 0);
+	MRE_EXPECT_EQ(test, r.p->c[1].stream_last == &b2->s, 1);
+}
+
 /* a QP destroyed with packets in flight: they still fill their TSNs (NOP) */
 MRE_TEST(conn_detach_in_flight)
 {
@@ -2882,6 +2909,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_peer_failed_end),
 	  MRE_CASE(conn_reopen_after_failure),
 	  MRE_CASE(conn_reset_spares_unused_stream),
+	  MRE_CASE(conn_stream_lookup_follows_detach),
 	  MRE_CASE(conn_detach_in_flight),
 	  MRE_CASE(conn_stream_vanishes_in_flight),
 	  MRE_CASE(conn_idle_then_send),
