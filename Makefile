@@ -86,9 +86,12 @@ module:
 # the test modules of tests/kmod in $(1) built before the module's last
 # Module.symvers: Kbuild does not relink them when only the CRCs of the
 # symbols they import changed (insmod: "disagrees about version of
-# symbol"), so they are built again
-kmod_stale = find $(1)/tests/kmod -maxdepth 1 \( -name '*.ko' -o -name '*.mod.c' \) \
-	! -newer $(1)/Module.symvers -delete 2>/dev/null || true
+# symbol"), nor runs modpost again for them (the CRCs come in by
+# KBUILD_EXTRA_SYMBOLS, which modpost's rule does not depend on), so their
+# modpost output goes too and they are built again from their objects
+kmod_stale = if [ $(1)/Module.symvers -nt $(1)/tests/kmod/Module.symvers ]; then \
+	rm -f $(1)/tests/kmod/Module.symvers $(1)/tests/kmod/*.ko \
+	      $(1)/tests/kmod/*.mod.c $(1)/tests/kmod/*.mod.o; fi
 
 # copies only changed files (so Kbuild rebuilds only what changed) and
 # removes files gone from the project
