@@ -49,8 +49,7 @@ void mroce_comp_flush(struct mroce_qp *qp, enum ib_wc_status first,
 	mroce_resp_flush(qp, b);
 }
 
-void mroce_comp_stop(struct mroce_qp *qp, enum ib_wc_status first,
-		     struct mroce_batch *b)
+void mroce_comp_detach(struct mroce_qp *qp, struct mroce_batch *b)
 {
 	struct mroce_peer *peer = qp->peer;
 
@@ -61,6 +60,12 @@ void mroce_comp_stop(struct mroce_qp *qp, enum ib_wc_status first,
 		spin_unlock(&qp->lock);
 		mroce_peer_unlock(peer);
 	}
+}
+
+void mroce_comp_stop(struct mroce_qp *qp, enum ib_wc_status first,
+		     struct mroce_batch *b)
+{
+	mroce_comp_detach(qp, b);
 	spin_lock_bh(&qp->lock);
 	mroce_comp_flush(qp, first, b);
 	spin_unlock_bh(&qp->lock);
@@ -88,12 +93,27 @@ static enum ib_wc_status err_first(u8 st, enum ib_event_type *ev)
 	return IB_WC_WR_FLUSH_ERR;
 }
 
+/*
+ * A QP on an SRQ takes none of its WQEs once it is in ERR and flushed: IB's
+ * Last WQE Reached, which a consumer waits for before it destroys such a
+ * QP (its drain cannot post to the SRQ). Cleared at RESET.
+ */
+bool mroce_comp_last_wqe_due(struct mroce_qp *qp)
+{
+	lockdep_assert_held(&qp->mutex);
+	if (!qp->ibqp.srq || qp->last_wqe)
+		return false;
+	qp->last_wqe = true;
+	return true;
+}
+
 void mroce_comp_err_work(struct work_struct *work)
 {
 	struct mroce_qp *qp = container_of(work, struct mroce_qp, err_work);
 	enum ib_wc_status first;
 	enum ib_event_type ev;
 	struct mroce_batch b;
+	bool last;
 
 	mutex_lock(&qp->mutex);
 	if (qp->state != IB_QPS_ERR) {		/* reset or reused meanwhile */
@@ -104,8 +124,11 @@ void mroce_comp_err_work(struct work_struct *work)
 	mroce_batch_init(&b);
 	mroce_comp_stop(qp, first, &b);
 	mroce_batch_flush(&b);
+	last = mroce_comp_last_wqe_due(qp);
 	mutex_unlock(&qp->mutex);
 	mroce_dbg_qp(qp, "error %u, flushed\n", qp->err_status);
 	if (ev)
 		mroce_qp_event(qp, ev);
+	if (last)
+		mroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }

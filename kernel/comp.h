@@ -25,12 +25,20 @@ void mroce_comp_stream_error(struct mre_stream *s, enum mre_status st);
 void mroce_comp_err_work(struct work_struct *work);
 /* qp->sqd_work: the SQ drained in SQD */
 void mroce_comp_sqd_work(struct work_struct *work);
+/* qp->mutex held: the stream leaves the engine (the peer stays the QP's) */
+void mroce_comp_detach(struct mroce_qp *qp, struct mroce_batch *b);
 /* qp->mutex held: detach from the engine, then complete all, with @first */
 void mroce_comp_stop(struct mroce_qp *qp, enum ib_wc_status first,
 		     struct mroce_batch *b);
 /* qp->lock held, the stream detached: complete everything outstanding */
 void mroce_comp_flush(struct mroce_qp *qp, enum ib_wc_status first,
 		      struct mroce_batch *b);
+/*
+ * qp->mutex held, the QP in ERR and flushed: is IB_EVENT_QP_LAST_WQE_REACHED
+ * due (a QP on an SRQ, once per entry into ERR)? The caller raises it after
+ * letting go of the mutex.
+ */
+bool mroce_comp_last_wqe_due(struct mroce_qp *qp);
 /* an affiliated async event of @qp to its consumer */
 void mroce_qp_event(struct mroce_qp *qp, enum ib_event_type type);
 

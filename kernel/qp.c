@@ -470,6 +470,7 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct mroce_qp *qp = to_mroce_qp(ibqp);
 	enum ib_qp_state cur, new;
 	struct mroce_batch b;
+	bool last = false;
 	int err = 0;
 
 	if (mask & ~IB_QP_ATTR_STANDARD_BITS)
@@ -499,17 +500,12 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	switch (new) {
 	case IB_QPS_RESET:
-		if (qp->peer) {
-			mroce_peer_lock(qp->peer, &b);
-			spin_lock(&qp->lock);
-			mroce_peer_detach(qp->peer, &qp->s);
-			spin_unlock(&qp->lock);
-			mroce_peer_unlock(qp->peer);
-		}
+		mroce_comp_detach(qp, &b);
 		spin_lock_bh(&qp->lock);
 		qp->state = IB_QPS_RESET;
 		reset_queues(qp);
 		spin_unlock_bh(&qp->lock);
+		qp->last_wqe = false;
 		break;
 	case IB_QPS_RTR:
 		if (cur == IB_QPS_INIT)
@@ -538,6 +534,7 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->state = IB_QPS_ERR;
 		mroce_comp_stop(qp, IB_WC_WR_FLUSH_ERR, &b);
 		mre_ring_store(&qp->sq.r.hdr->flags, MRE_RING_F_ERROR);
+		last = mroce_comp_last_wqe_due(qp);
 		break;
 	default:
 		break;
@@ -559,6 +556,8 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 out:
 	mutex_unlock(&qp->mutex);
 	mroce_batch_flush(&b);
+	if (last)
+		mroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	mroce_dbg_qp(qp, "%d -> %d mask %#x: %d\n", cur, new, mask, err);
 	return err;
 }

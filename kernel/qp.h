@@ -155,6 +155,7 @@ struct mroce_qp {
 	u16 ud_sport;			/* UD: source port */
 	bool sq_sig_all;
 	bool sq_drained_event;		/* SQD: SQ_DRAINED due when drained */
+	bool last_wqe;			/* mutex: ERR's LAST_WQE_REACHED raised */
 	struct work_struct sqd_work;	/* raises SQ_DRAINED */
 	struct work_struct kick_work;	/* a doorbell rung with IRQs off */
 	struct work_struct err_work;	/* engine failed the stream */

@@ -5,15 +5,16 @@
  * (tests/vm/offload.sh: an offload raises an event, the owner of the
  * object must hear of it). Built by `make tools`.
  *
- *	mroce-asyncev -d DEV [-n EVENTS] [-t SECONDS]
+ *	mroce-asyncev -d DEV [-n EVENTS] [-t SECONDS] [-e]
  *
  * The QP's CQ has a completion channel and is armed; its receives come
  * from an SRQ with two receives posted and its limit armed at 1. Prints
  * "qpn N" once all that is set up, then one line per event: "event NAME"
  * (and " qpn N" for a QP's) for an asynchronous event, "comp" for one on
  * the channel, until EVENTS events (default 1) or SECONDS (default 10)
- * have passed. Exits 0 when EVENTS events came, 1 when the time ran out,
- * 2 on a usage or setup error.
+ * have passed. -e: then move the QP to ERR itself (a QP on an SRQ must
+ * hear IBV_EVENT_QP_LAST_WQE_REACHED). Exits 0 when EVENTS events came, 1
+ * when the time ran out, 2 on a usage or setup error.
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -79,7 +80,8 @@ static int async_event(struct ibv_context *ctx)
 	printf("event %s", ibv_event_type_str(ev.event_type));
 	if (ev.event_type == IBV_EVENT_QP_FATAL ||
 	    ev.event_type == IBV_EVENT_QP_REQ_ERR ||
-	    ev.event_type == IBV_EVENT_QP_ACCESS_ERR)
+	    ev.event_type == IBV_EVENT_QP_ACCESS_ERR ||
+	    ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED)
 		printf(" qpn %u", ev.element.qp->qp_num);
 	printf("\n");
 	ibv_ack_async_event(&ev);
@@ -105,19 +107,21 @@ int main(int argc, char **argv)
 	struct ibv_comp_channel *ch;
 	struct ibv_context *ctx;
 	struct pollfd pfd[2];
-	int want = 1, secs = 10, got = 0, c, i;
+	int want = 1, secs = 10, got = 0, to_err = 0, c, i;
+	struct ibv_qp_attr err = { .qp_state = IBV_QPS_ERR };
 	struct ibv_qp *qp;
 
-	while ((c = getopt(argc, argv, "d:n:t:")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:t:e")) != -1) {
 		switch (c) {
 		case 'd': dev = optarg; break;
 		case 'n': want = atoi(optarg); break;
 		case 't': secs = atoi(optarg); break;
+		case 'e': to_err = 1; break;
 		default: dev = NULL; optind = argc; break;
 		}
 	}
 	if (!dev || want < 1 || secs < 1) {
-		fprintf(stderr, "usage: mroce-asyncev -d DEV [-n EVENTS] [-t SECONDS]\n");
+		fprintf(stderr, "usage: mroce-asyncev -d DEV [-n EVENTS] [-t SECONDS] [-e]\n");
 		return 2;
 	}
 	ctx = open_dev(dev);
@@ -134,6 +138,10 @@ int main(int argc, char **argv)
 	}
 	printf("qpn %u\n", qp->qp_num);
 	fflush(stdout);
+	if (to_err && ibv_modify_qp(qp, &err, IBV_QP_STATE)) {
+		fprintf(stderr, "mroce-asyncev: QP to ERR: %s\n", strerror(errno));
+		return 2;
+	}
 
 	pfd[0] = (struct pollfd){ .fd = ctx->async_fd, .events = POLLIN };
 	pfd[1] = (struct pollfd){ .fd = ch->fd, .events = POLLIN };

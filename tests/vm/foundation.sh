@@ -81,6 +81,13 @@ t_ok "async events: PORT_ERR then PORT_ACTIVE" bash -c '
 	cat /tmp/events.txt; grep -q "IBV_EVENT_PORT_ERR" /tmp/events.txt &&
 	grep -q "IBV_EVENT_PORT_ACTIVE" /tmp/events.txt'
 t_ok "link_downed counter = 2" bash -c '[ "$(cat /sys/class/infiniband/mroce0/ports/1/hw_counters/link_downed)" = 2 ]'
+# a QP on an SRQ that its owner moves to ERR: Last WQE Reached, once (the
+# tool waits 3 s for a second event that must not come)
+t_ok "QP on an SRQ to ERR: IBV_EVENT_QP_LAST_WQE_REACHED, once" bash -c '
+	mroce-asyncev -d mroce0 -n 2 -t 3 -e > /tmp/lastwqe.txt; sed "s/^/#   /" /tmp/lastwqe.txt
+	q=$(sed -n "s/^qpn //p" /tmp/lastwqe.txt)
+	[ -n "$q" ] && [ "$(grep -c "^event " /tmp/lastwqe.txt)" = 1 ] &&
+	grep -qx "event last WQE reached qpn $q" /tmp/lastwqe.txt'
 
 # --- GIDs follow addresses --------------------------------------------------
 v4gid=0000:0000:0000:0000:0000:ffff:c612:0001

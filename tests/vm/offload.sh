@@ -109,13 +109,15 @@ evwait() {	# evwait LOG: the program's QP number once it is in INIT
 evcount() {	# evcount LOG QPN: "QP-events device-events" it printed
 	echo "$(grep -c "^event .* qpn $2\$" "$1") $(grep '^event ' "$1" | grep -vc ' qpn ')"
 }
-mroce-asyncev -d mB -n 1 -t 20 > /tmp/ev1.log 2>&1 & ev=$!
+# (the QP is on an SRQ: once in ERR and flushed, its Last WQE Reached too)
+mroce-asyncev -d mB -n 2 -t 20 > /tmp/ev1.log 2>&1 & ev=$!
 q=$(evwait /tmp/ev1.log)
 echo "qp $q" > /sys/module/mroce_ofl_test/parameters/raise
 wait $ev; rc=$?
 sed 's/^/#   /' /tmp/ev1.log
-t_ok "the offload's QP_FATAL for QP $q: mroce_ofl_event() $(param raised), its owner gets IBV_EVENT_QP_FATAL (rc $rc)" \
-	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev1.log "$q")" = "1 0"
+t_ok "the offload's QP_FATAL for QP $q: mroce_ofl_event() $(param raised), its owner gets IBV_EVENT_QP_FATAL, then IBV_EVENT_QP_LAST_WQE_REACHED (rc $rc)" \
+	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev1.log "$q")" = "2 0" -a \
+	"$(sed -n 2,3p /tmp/ev1.log | cut -d' ' -f2- | tr '\n' /)" = "local work queue catastrophic error qpn $q/last WQE reached qpn $q/"
 echo "qp 999999" > /sys/module/mroce_ofl_test/parameters/raise
 t_ok "QP_FATAL for a QP the device does not have: -ENOENT ($(param raised))" test "$(param raised)" = -2
 raise() {	# raise EVENT: mroce_ofl_event()'s answer
@@ -123,9 +125,9 @@ raise() {	# raise EVENT: mroce_ofl_event()'s answer
 }
 # the CQ's completion interrupt, its error and the SRQ's limit: each taken
 # once while armed (or not yet reported), -EALREADY (-114) the second time;
-# then the QP's fatal, the program's fourth and last event, so that it
-# exits (and its CQ and SRQ go) only after all six
-mroce-asyncev -d mB -n 4 -t $((20 * T_SCALE)) > /tmp/ev3.log 2>&1 & ev=$!
+# then the QP's fatal and its Last WQE Reached, the program's last events,
+# so that it exits (and its CQ and SRQ go) only after all six
+mroce-asyncev -d mB -n 5 -t $((20 * T_SCALE)) > /tmp/ev3.log 2>&1 & ev=$!
 q=$(evwait /tmp/ev3.log)
 cq=$(param last_cq) srq=$(param last_srq)
 r="$(raise "cqcomp $cq") $(raise "cqcomp $cq") $(raise "cqerr $cq") $(raise "cqerr $cq")"
@@ -136,7 +138,7 @@ sed 's/^/#   /' /tmp/ev3.log
 t_ok "CQ_COMP, CQ_ERR for CQ $cq and SRQ_LIMIT for SRQ $srq, twice each: answers $r" \
 	test "$r" = "0 -114 0 -114 0 -114"
 t_ok "the owner hears each once: a completion on its channel, IBV_EVENT_CQ_ERR, IBV_EVENT_SRQ_LIMIT_REACHED (rc $rc)" \
-	test "$rc" = 0 -a "$(grep -c '^comp$' /tmp/ev3.log) $(grep -c '^event CQ error$' /tmp/ev3.log) $(grep -c '^event SRQ limit reached$' /tmp/ev3.log) $(grep -c "^event .* qpn $q\$" /tmp/ev3.log)" = "1 1 1 1"
+	test "$rc" = 0 -a "$(grep -c '^comp$' /tmp/ev3.log) $(grep -c '^event CQ error$' /tmp/ev3.log) $(grep -c '^event SRQ limit reached$' /tmp/ev3.log) $(grep -c "^event .* qpn $q\$" /tmp/ev3.log)" = "1 1 1 2"
 gone() {	# the CQ's and SRQ's answers once the program's objects are gone
 	[ "$(raise "cqerr $cq") $(raise "srqlimit $srq")" = "-2 -2" ]
 }
@@ -150,13 +152,13 @@ echo 0 > /sys/module/mroce_ofl_test/parameters/comp_on_arm
 sed 's/^/#   /' /tmp/ev4.log
 t_ok "CQ_COMP raised from within the CQ arm's doorbell: taken ($(param comp_on_arm_answer)), the owner's channel wakes (rc $rc)" \
 	test "$rc" = 0 -a "$(param comp_on_arm_answer)" = 0 -a "$(grep -c '^comp$' /tmp/ev4.log)" = 1
-mroce-asyncev -d mB -n 2 -t 20 > /tmp/ev2.log 2>&1 & ev=$!
+mroce-asyncev -d mB -n 3 -t 20 > /tmp/ev2.log 2>&1 & ev=$!
 q=$(evwait /tmp/ev2.log)
 echo device > /sys/module/mroce_ofl_test/parameters/raise
 wait $ev; rc=$?
 sed 's/^/#   /' /tmp/ev2.log
-t_ok "DEVICE_FATAL: the QP's owner gets QP $q's fatal and the device's (rc $rc, events $(evcount /tmp/ev2.log "$q"))" \
-	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev2.log "$q")" = "1 1"
+t_ok "DEVICE_FATAL: the QP's owner gets QP $q's fatal and Last WQE Reached, and the device's fatal (rc $rc, events $(evcount /tmp/ev2.log "$q"))" \
+	test "$rc" = 0 -a "$(param raised)" = 0 -a "$(evcount /tmp/ev2.log "$q")" = "2 1"
 t_ok "ofl_events counts the seven taken ($(cat $SYS/mB/ofl_events))" test "$(cat $SYS/mB/ofl_events)" = 7
 t_ok "rdma link delete mB: every object told of is destroyed (created $(param created))" bash -c \
 	"rdma link delete mB && [ \$(cat /sys/module/mroce_ofl_test/parameters/destroyed) = \$(cat /sys/module/mroce_ofl_test/parameters/created) ]"
