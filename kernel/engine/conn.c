@@ -611,8 +611,7 @@ static void conn_forget_stream(struct mre_conn *c, u32 id)
 void mre_stream_attach(struct mre_stream *s, struct mre_conn *c,
 		       const struct mre_stream_attr *a)
 {
-	if (c->stream_last == s)	/* attached again: its id may change */
-		c->stream_last = NULL;
+	mre_conn_stream_drop(c, s);	/* attached again: its id may change */
 	mre_memset(s, 0, sizeof(*s));
 	mre_list_init(&s->node);
 	mre_list_init(&s->mnode);
@@ -640,8 +639,7 @@ void mre_stream_detach(struct mre_stream *s)
 	mre_list_del(&s->anode);
 	mre_list_del(&s->mnode);
 	c->nstreams--;
-	if (c->stream_last == s)
-		c->stream_last = NULL;
+	mre_conn_stream_drop(c, s);
 	/* nothing in the connection may name this stream any more */
 	conn_forget_stream(c, s->id);
 	s->state = MRE_STREAM_DETACHED;

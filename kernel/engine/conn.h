@@ -189,8 +189,8 @@ struct mre_conn {
 	struct mre_list active;	/* with something to send */
 	struct mre_list attached;	/* all */
 	u32 nstreams;
-	struct mre_stream *stream_last;	/* mre_conn_stream()'s, or NULL */
-	u32 stream_last_id;
+	struct mre_stream *stream_last[2];	/* mre_conn_stream()'s, newest first */
+	u32 stream_last_id[2];
 	u32 ack_seq;		/* ACKs processed (RNR accounting) */
 
 	/* handshake, and the peer's planes */
@@ -246,18 +246,39 @@ static inline u64 mre_conn_clock(struct mre_conn *c, u64 now)
 }
 
 /*
- * The stream @id of @c (mre_ops.stream), the last one found kept: a
- * connection's packets name few streams, and the embedder's lookup is a
- * table's (an xarray in the kernel, 4 of them a small READ).
- * mre_stream_detach() forgets it.
+ * The stream @id of @c (mre_ops.stream), the last two found kept: a
+ * connection's packets name few streams (two QPs of a node talking to
+ * each other share its connection to itself), and the embedder's lookup
+ * is a table's (an xarray in the kernel, 4 of them a small READ).
+ * mre_stream_detach() forgets a stream, and so does its attach.
  */
 static inline struct mre_stream *mre_conn_stream(struct mre_conn *c, u32 id)
 {
-	if (!c->stream_last || c->stream_last_id != id) {
-		c->stream_last = c->ep->ops->stream(c, id);
-		c->stream_last_id = id;
+	struct mre_stream *s = c->stream_last[1];
+
+	if (c->stream_last[0] && c->stream_last_id[0] == id)
+		return c->stream_last[0];
+	if (!s || c->stream_last_id[1] != id) {
+		s = c->ep->ops->stream(c, id);
+		if (!s)
+			return NULL;
 	}
-	return c->stream_last;
+	c->stream_last[1] = c->stream_last[0];
+	c->stream_last_id[1] = c->stream_last_id[0];
+	c->stream_last[0] = s;
+	c->stream_last_id[0] = id;
+	return s;
+}
+
+/* @s is no longer @c's to look up (mre_conn_stream()) */
+static inline void mre_conn_stream_drop(struct mre_conn *c,
+					  const struct mre_stream *s)
+{
+	u32 i;
+
+	for (i = 0; i < 2; i++)
+		if (c->stream_last[i] == s)
+			c->stream_last[i] = NULL;
 }
 
 /* report @t to the embedder (mre_ops.trace), if it asked for events */
