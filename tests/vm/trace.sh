@@ -5,8 +5,6 @@
 #     connection opening on both devices, each loss with what found it, the
 #     repaths and path changes, the window cuts and rate hints, with sane
 #     fields, and the loss and repath events agree with the counters;
-#   - small READs arm no peer timer inside a doorbell's chain
-#     (kernel/chain.c; the hrtimer_start event);
 #   - a peer that goes silent under a running transfer (netem loss 100 %)
 #     shows the connection failing (why dead) and the error completion.
 #
@@ -96,32 +94,6 @@ t_ok "cwnd_cut: never a growth ($(ev mroce_cwnd_cut) cuts)" bash -c "
 t_ok "rate hints traced on change ($(ev mroce_rate_hint)), Mbit/s within link_mbps" bash -c "
 	test \$(grep -c ' mroce_rate_hint: ' '$T') -ge 1 &&
 	! grep ' mroce_rate_hint: ' '$T' | awk '{ for (i = 1; i < NF; i++) if (\$i == \"hint\") { if (\$(i+1) == \$(i+3) || \$(i+3) > 10000) bad = 1 } } END { exit !bad }'"
-
-# a doorbell's chain (kernel/chain.c): over veth a small READ, its answer
-# and the ACK the answer asks for all run in the poster's system call; the
-# peers' timers are set once, at the chain's end, so a deadline the next
-# step clears (the answer's tail probe) does not move the hrtimer earlier.
-# Before the chain, one READ in 12 did (was_armed=1 starts: 161 in 2000
-# READs; 13 with it). Starts after the timer fired (was_armed=0) follow
-# time (the delayed ACK, the RTO) and are not counted. On a slower kernel
-# (T_SCALE > 1) softirqs leave the chain for ksoftirqd: reported only.
-echo > $TR/trace
-echo 0 > $TR/events/mroce/enable
-echo 1 > $TR/events/timer/hrtimer_start/enable
-echo 1 > $TR/tracing_on
-RN=2000
-t_ok "ib_read_lat 2 B x $RN, hrtimer starts traced" pair chain 120 \
-	ib_read_lat "${PS[@]}" -s 2 -n $RN -- ib_read_lat "${PC[@]}" -s 2 -n $RN "$S_IP"
-echo 0 > $TR/tracing_on
-echo 0 > $TR/events/timer/hrtimer_start/enable
-cp $TR/trace "$PAIR_LOG/chain.trace"
-early=$(grep 'hrtimer_start: .*function=peer_timer ' "$PAIR_LOG/chain.trace" | grep -c 'was_armed=1')
-late=$(grep 'hrtimer_start: .*function=peer_timer ' "$PAIR_LOG/chain.trace" | grep -c 'was_armed=0')
-echo "# peer timer starts in $RN READs: $early moved an armed timer earlier, $late after it fired"
-if [ "$T_SCALE" = 1 ]; then
-	t_ok "small READs move a peer timer earlier at most once in 25 ($early in $RN)" test $((early * 25)) -le $RN
-fi
-echo 1 > $TR/events/mroce/enable
 
 # the peer goes silent under a running transfer (netem drops everything,
 # both ways): nothing answers the client, so its connection dies
