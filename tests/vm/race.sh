@@ -20,6 +20,8 @@
 #             sink MR swapped; placement meets every one of them.
 #   destroy   mroce-race destroy with 20 % loss on both ends: QPs destroyed
 #             with operations in flight and the connection's timers armed.
+#             The ARP entries are pinned first: netem drops ARP too, and
+#             an RTR whose address resolution loses it fails (ETIMEDOUT).
 #   link      mroce-race traffic, and under it rdma link delete of the
 #             responder's device (its ucontext disassociated); the device
 #             is added again.
@@ -35,14 +37,16 @@
 #   scripts/vm/run-guest.sh -P -t 400 -n race tests/vm/race.sh [-- ARGS]
 #     secs=20                            each phase's time
 #     phases="doorbell mr destroy link rmmod"   the phases to run
+#     loss=20                            the destroy phase's netem loss, %
 . /mnt/host/lib.sh
 . /mnt/host/topo.sh
 
-SECS=20 PHASES="doorbell mr destroy link rmmod"
+SECS=20 PHASES="doorbell mr destroy link rmmod" LOSS=20
 for a in "$@"; do
 	case $a in
 	secs=*) SECS=${a#*=};;
 	phases=*) PHASES=${a#*=};;
+	loss=*) LOSS=${a#*=};;
 	"") ;;
 	*) echo "unknown argument $a" >&2; exit 2;;
 	esac
@@ -120,12 +124,13 @@ if on mr; then
 fi
 
 if on destroy; then
-	"${CX[@]}" tc qdisc add dev "$C_IF" root netem loss 20%
-	"${SX[@]}" tc qdisc add dev "$S_IF" root netem loss 20%
+	# every cycle connects under the loss: ARP is kept out of it
+	t_ok "destroy: ARP entries pinned" neigh_pin
+	netem_on loss "$LOSS%"
 	phase_start destroy mroce-race destroy "$C_DEV" "$CG" "$S_DEV" "$SG" "$SECS"
 	phase_end
-	"${CX[@]}" tc qdisc del dev "$C_IF" root
-	"${SX[@]}" tc qdisc del dev "$S_IF" root
+	netem_off
+	neigh_unpin
 fi
 
 # under_traffic NAME CMD...: CMD while mroce-race traffic runs; the tool

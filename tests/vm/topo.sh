@@ -298,6 +298,24 @@ netem_off() {
 	"${SX[@]}" tc qdisc del dev "$S_IF" root 2>/dev/null
 	return 0
 }
+
+# neigh_pin: each end's ARP entry for the other made permanent. A netem loss
+# drops ARP too: under it the entry's unicast probes can all be lost (the
+# entry FAILED), and an RTR then resolves the address anew within the 1 s
+# the RDMA core gives it, or fails with ETIMEDOUT. A test that connects
+# under loss pins; neigh_unpin gives the entries back to ARP.
+neigh_pin() {
+	local cm sm
+	cm=$("${CX[@]}" cat "/sys/class/net/$C_IF/address") &&
+	sm=$("${SX[@]}" cat "/sys/class/net/$S_IF/address") &&
+	"${CX[@]}" ip neigh replace "$S_IP" lladdr "$sm" dev "$C_IF" nud permanent &&
+	"${SX[@]}" ip neigh replace "$C_IP" lladdr "$cm" dev "$S_IF" nud permanent
+}
+neigh_unpin() {
+	"${CX[@]}" ip neigh del "$S_IP" dev "$C_IF" 2>/dev/null
+	"${SX[@]}" ip neigh del "$C_IP" dev "$S_IF" 2>/dev/null
+	return 0
+}
 netem_drops() {	# netem_drops: "C_IF dropped N, S_IF dropped N"
 	local a b
 	a=$("${CX[@]}" tc -s qdisc show dev "$C_IF" | sed -n 's/.*(dropped \([0-9]*\).*/\1/p' | head -1)
