@@ -25,6 +25,7 @@
 #include "loss.h"
 #include "msg.h"
 #include "path.h"
+#include "recv.h"
 #include "send.h"
 #include "stream.h"
 #include "tsn.h"
@@ -79,6 +80,25 @@ static void rx_ack(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	mre_cc_rate(c, a->rate_hint);
 }
 
+/*
+ * On a connection to ourselves an ACK is read where it is made. The
+ * kernel's loop carries a device's packets to its own address, and a
+ * one-device pair's two QPs share the node's connection to itself: an ACK
+ * that took the loop would cost a packet, the loop's queue and the receive
+ * path, and hold the connection while the other QP's doorbell waits for
+ * it. Nothing else changes: it is counted sent (tx_ack) and received
+ * (rx_ack) and read as it would arrive an instant later. The ACK comes
+ * back here only if the peer's id is our own: the embedder's local flag
+ * (mre_conn_set_local()) alone does not say so.
+ */
+void mre_ack_self(struct mre_conn *c, struct mre_path *p, u64 now)
+{
+	struct mre_pkt pkt;
+
+	mre_ack_emit(c, p, now, &pkt);
+	mre_conn_rx(c, now, &pkt, false);
+}
+
 /* why an ACK goes out at once (counted: the ACK rate is a cost) */
 enum ack_why { ACK_DELAY, ACK_ASKED, ACK_OOO, ACK_OTHER };
 
@@ -105,7 +125,7 @@ static void ack_policy(struct mre_conn *c, struct mre_path *p,
 	k->ack_ooo += why == ACK_OOO;
 	k->ack_other += why == ACK_OTHER;
 	k->ack_count += why == ACK_DELAY;
-	mre_send_ack(c, p, now);
+	mre_ack_owed(c, p, now);
 }
 
 static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
@@ -203,7 +223,7 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c,
 			MRE_TRW_PEER_PROBE);
 	probe_answers(c, now);	/* before our ACK turns them lazy */
-	mre_send_ack(c, &c->paths[pkt->path], now);
+	mre_ack_owed(c, &c->paths[pkt->path], now);
 }
 
 /*

@@ -91,7 +91,8 @@ static void answers_acked(struct mre_conn *c, u64 now)
 			mre_path_answers_acked(&c->paths[i], c, now);
 }
 
-void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
+void mre_ack_emit(struct mre_conn *c, struct mre_path *p, u64 now,
+		  struct mre_pkt *in_place)
 {
 	struct mre_path *q = mre_send_ctrl_path(c, p->id);
 	u64 delay = now - p->rx_ts_at;
@@ -126,7 +127,10 @@ void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now)
 	p->ack_at = 0;
 	c->ep->ctr.tx_ack++;
 	answers_acked(c, now);
-	xmit(c, q, hdr, mre_wire_put(hdr, &pkt), &x);
+	if (in_place)
+		*in_place = pkt;
+	else
+		xmit(c, q, hdr, mre_wire_put(hdr, &pkt), &x);
 }
 
 void mre_send_proof(struct mre_conn *c, struct mre_path *p, u8 type,

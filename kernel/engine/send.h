@@ -19,8 +19,21 @@
 struct mre_path *mre_send_ctrl_path(struct mre_conn *c, u32 pref);
 /* CONNECT or ACCEPT (@type), with the connection's blob */
 void mre_send_connect(struct mre_conn *c, u8 type, u64 now);
-/* an ACK for the peer's path @p, now */
-void mre_send_ack(struct mre_conn *c, struct mre_path *p, u64 now);
+/*
+ * The ACK for the peer's path @p as it stands @now: what it reports counts
+ * as acknowledged (the path's ACK timer stops; tx_ack). Sent, or with
+ * @in_place left there to be read (mre_ack_owed(), recv.h: a connection
+ * to ourselves).
+ */
+void mre_ack_emit(struct mre_conn *c, struct mre_path *p, u64 now,
+		  struct mre_pkt *in_place);
+
+/* an ACK for the peer's path @p, now, on the wire */
+static inline void mre_send_ack(struct mre_conn *c, struct mre_path *p,
+				u64 now)
+{
+	mre_ack_emit(c, p, now, NULL);
+}
 /*
  * A CHALLENGE (on @p, to the peer's claimed address of its plane @plane)
  * or an ECHO (on @p, to proven addresses) carrying @nonce

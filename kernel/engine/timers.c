@@ -26,6 +26,7 @@
 #include "engine.h"
 #include "loss.h"
 #include "path.h"
+#include "recv.h"
 #include "send.h"
 #include "tsn.h"
 
@@ -123,7 +124,7 @@ static void path_timers(struct mre_conn *c, u64 now)
 			mre_send_probe(c, p, now);
 		if (p->ack_at && p->ack_at <= now) {
 			c->ep->ctr.ack_timer++;
-			mre_send_ack(c, p, now);
+			mre_ack_owed(c, p, now);
 		}
 	}
 }

@@ -48,6 +48,7 @@ static void out(struct mdl_node *n, u32 peer, const struct mre_xmit *x,
 	}
 	pk = &p->q[p->qn];
 	pk->to = peer;
+	pk->from = from;
 	pk->len = len;
 	pk->path = x->path;
 	pk->port = x->src_port;
@@ -133,7 +134,7 @@ static bool step(struct pair *p, u64 until)
 
 		if (pk->at > p->now)
 			p->now = pk->at;
-		mdl_rx(&p->n[pk->to], 1 - pk->to, pk->data, pk->len, pk->ce,
+		mdl_rx(&p->n[pk->to], pk->from, pk->data, pk->len, pk->ce,
 		       p->now);
 		/* keep the queue dense; order is by 'at', not position */
 		*pk = p->q[--p->qn];

@@ -21,6 +21,7 @@ struct pair_pkt {
 	u64 at;
 	u64 seq;		/* FIFO among equal arrival times */
 	u32 to;
+	u32 from;	/* the sender: the receiver itself on its own connection */
 	u32 len;
 	u16 path;
 	u16 port;

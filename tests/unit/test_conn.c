@@ -753,6 +753,64 @@ MRE_TEST(conn_local_no_tail_probe)
 	tail_loss(test, true, true);
 }
 
+/*
+ * A node's connection to itself, as the kernel's one-device pair has: two
+ * QPs of node 0 on it, a 2-byte WRITE, a 2-byte READ and a 64 KiB WRITE
+ * from one into an MR of the node. Every ACK is read where it is made
+ * (mre_ack_owed()): none goes on the wire, each is counted sent and
+ * received, and everything completes as over a wire.
+ */
+MRE_TEST(conn_self_ack_in_place)
+{
+	struct mre_wqe w2 = { .op = MRE_OP_WRITE, .len = 2, .raddr = 0x10000 };
+	struct mre_wqe rd = { .op = MRE_OP_READ_REQ, .len = 2, .raddr = 0x10000 };
+	struct mre_wqe w64 = { .op = MRE_OP_WRITE, .len = 64 * KB,
+			       .raddr = 0x10000 };
+	struct mdl_qp *a = MRE_ALLOC(test, sizeof(*a));
+	struct mdl_qp *b = MRE_ALLOC(test, sizeof(*b));
+	struct mre_conn *self = MRE_ALLOC(test, sizeof(*self));
+	u8 *src = MRE_ALLOC(test, 64 * KB), *dst = MRE_ALLOC(test, 64 * KB);
+	u8 *sink = MRE_ALLOC(test, 2);
+	const struct mre_counters *k;
+	struct mre_config cfg;
+	struct mdl_mr *mr;
+	struct pair *p;
+	u32 i;
+
+	mre_config_default(&cfg);
+	p = pair_new(test, &cfg, mre_test_seed(test), 5000);
+	mdl_conn(&p->n[0], 0, self,
+		 MRE_ALLOC(test, mre_conn_mem_size(&cfg)));
+	mre_conn_set_local(self, true);
+	mdl_qp_init(&p->n[0], a, 40, 0, 41, 1024);
+	mdl_qp_init(&p->n[0], b, 41, 0, 40, 1024);
+	mr = mdl_mr_reg(&p->n[0], dst, 64 * KB, 0x10000,
+			MDL_ACC_RWRITE | MDL_ACC_RREAD, NULL);
+	w2.rkey = rd.rkey = w64.rkey = mr->key;
+	fill(src, 64 * KB, 3);
+	mdl_post_send(a, &w2, src, 1);
+	mdl_post_send(a, &rd, sink, 2);
+	mdl_post_send(a, &w64, src, 3);
+	pair_run(p, 100000000);
+	k = &p->n[0].ep.ctr;
+	MRE_ASSERT(test, a->nlog == 3);
+	for (i = 0; i < 3; i++)
+		MRE_EXPECT_EQ(test, a->log[i].status, MRE_ST_OK);
+	for (i = 0; i < 64 * KB && dst[i] == src[i]; i++)
+		;
+	MRE_EXPECT_EQ(test, i, 64 * KB);
+	MRE_EXPECT(test, sink[0] == src[0] && sink[1] == src[1]);
+	MRE_EXPECT_EQ(test, self->state, MRE_CONN_ESTABLISHED);
+	MRE_EXPECT_EQ(test, self->remote_cid, self->cid);
+	/* the ACKs: made and read, none sent */
+	MRE_EXPECT_GE(test, k->tx_ack, 2);
+	MRE_EXPECT_EQ(test, k->rx_ack, k->tx_ack);
+	MRE_EXPECT_EQ(test, p->by_type[0][MRE_T_ACK], 0);
+	MRE_EXPECT_EQ(test, k->tx_retx, 0);
+	MRE_EXPECT_EQ(test, k->drop_ack + k->drop_foreign + k->drop_state, 0);
+	MRE_EXPECT_EQ(test, p->n[1].ep.ctr.rx_pkts, 0);
+}
+
 MRE_TEST(conn_tail_loss_rto)
 {
 	tail_loss(test, false, false);
@@ -2881,6 +2939,7 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_tail_loss_tlp),
 	  MRE_CASE(conn_tail_loss_rto),
 	  MRE_CASE(conn_local_no_tail_probe),
+	  MRE_CASE(conn_self_ack_in_place),
 	  MRE_CASE(conn_random_loss_exactly_once),
 	  MRE_CASE(conn_trace_follows_counters),
 	  MRE_CASE(conn_path_skew_no_spurious),
