@@ -86,7 +86,7 @@ loop_via() {
 }
 
 # loop_resends PCT: the client device's resends during the last pair (its
-# hw counters since pair()'s snap) under PCT % of its data packets. On the
+# hw counters since the caller's snap) under PCT % of its data packets. On the
 # loop nothing is lost: a resend is a loss judged by send time, which a
 # batch whose packets went out after the ACKs of later ones made (net.c,
 # mroce_batch_flush(), and req.c, mroce_req_kick(): BHs stay off until the
@@ -100,6 +100,26 @@ loop_resends() {
 	retx=$(echo "$d" | tr , '\n' | sed -n "s/^$C_DEV\.tx_retx=//p")
 	echo "tx_data +${data:-0}, tx_retx +${retx:-0}" | tee "$PAIR_LOG/loop-resends"
 	[ "${data:-0}" -ge 1000 ] && [ $((${retx:-0} * 100)) -lt $((data * pct)) ]
+}
+
+# loop_acks_in_place: on the device's connection to itself the engine reads
+# its ACKs where it makes them (mre_ack_owed(), protocol.md 6.2): during the
+# last pair it counted ACKs made (tx_ack) and read (rx_ack), the same
+# number, and every packet it sent (tx_pkts) was a DATA, PROBE or control
+# one
+loop_acks_in_place() {
+	local d ack rack pkts data probe ctrl
+	d=$(delta "$C_DEV" | tr , '\n')
+	ack=$(echo "$d" | sed -n "s/^$C_DEV\.tx_ack=//p")
+	rack=$(echo "$d" | sed -n "s/^$C_DEV\.rx_ack=//p")
+	pkts=$(echo "$d" | sed -n "s/^$C_DEV\.tx_pkts=//p")
+	data=$(echo "$d" | sed -n "s/^$C_DEV\.tx_data=//p")
+	probe=$(echo "$d" | sed -n "s/^$C_DEV\.tx_probe=//p")
+	ctrl=$(echo "$d" | sed -n "s/^$C_DEV\.tx_ctrl=//p")
+	echo "tx_ack +${ack:-0}, rx_ack +${rack:-0}; tx_pkts +${pkts:-0}: data ${data:-0}, probes ${probe:-0}, control ${ctrl:-0}" |
+		tee "$PAIR_LOG/loop-acks"
+	[ "${ack:-0}" -gt 0 ] && [ "${rack:-0}" = "${ack:-0}" ] &&
+		[ "${pkts:-0}" = $((${data:-0} + ${probe:-0} + ${ctrl:-0})) ]
 }
 
 # t_here DESC CMD...: t_ok, but CMD runs in this shell (it sets variables)
@@ -181,9 +201,12 @@ suite() {	# suite DRIVER
 	local PS=("${S[@]}" -x "$SG" -F) PC=("${C[@]}" -x "$CG" -F)
 	chk "ib_write_bw 64 KiB" write_bw 60 ib_write_bw "${PS[@]}" -s 65536 -n 300 -- ib_write_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
 	if [ "$DRV" != rxe ]; then
+		# (here: pair()'s own snap is taken in t_ok's subshell)
+		snap "$C_DEV"
 		chk_loop "loopback: ib_write_bw 64 KiB on one device" write_bw_lo 60 ib_write_bw "${PC[@]}" -s 65536 -n 300 -- \
 			ib_write_bw "${PC[@]}" -s 65536 -n 300 "$C_IP"
 		t_ok "$DRV: loopback stream, lossless and in order: under 5 % of its data resent" loop_resends 5
+		t_ok "$DRV: loopback stream: its ACKs read in place, none sent" loop_acks_in_place
 	fi
 	chk "ib_read_bw 64 KiB" read_bw 60 ib_read_bw "${PS[@]}" -s 65536 -n 300 -- ib_read_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
 	chk "ib_send_bw 64 KiB" send_bw 60 ib_send_bw "${PS[@]}" -s 65536 -n 300 -- ib_send_bw "${PC[@]}" -s 65536 -n 300 "$S_IP"
