@@ -45,6 +45,8 @@ static void show_peer(struct mroce_peer *peer, void *arg)
 		   c->rtxq_tail - c->rtxq_head, c->cwnd >> MRE_FP, c->rate_mbps,
 		   c->reorder, c->last_ack ? (now - c->last_ack) / NSEC_PER_USEC : 0,
 		   c->rxw.base);
+	seq_printf(m, "  engine runs %u timer moved earlier %u\n", peer->run,
+		   peer->timer_earlier);
 	for (i = 1; i < c->nplanes && i < MROCE_MAX_PLANES; i++) {
 		const struct mroce_peer_plane *pp = &peer->pl[i];
 

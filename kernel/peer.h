@@ -70,6 +70,7 @@ struct mroce_peer {
 	u64 armed_at;			/* lock: timer expiry asked for; 0: none */
 	u64 next_at;			/* lock: the engine's deadline; 0: none */
 	u32 run;			/* lock: runs of the engine so far */
+	u32 timer_earlier;		/* lock: armed timer moved earlier */
 	struct sockaddr_storage daddr;	/* the peer (its plane 0) */
 	struct sockaddr_storage saddr;	/* us, towards it */
 	struct dst_cache dst_cache;

@@ -13,8 +13,7 @@
  * count goes from 1, the table's, to 0 (refcount_dec_if_one(), which
  * fails while anyone else holds it), it leaves the indexes and the list,
  * and after a grace period, when no lookup can still be about to take a
- * reference, its timer is cancelled and it is freed. Nothing else ever
- * drops the last reference.
+ * reference, its timer is cancelled and it is freed. Nothing else drops it.
  */
 #include <linux/cred.h>
 #include <linux/rhashtable.h>
@@ -60,19 +59,20 @@ static u32 peer_run(struct mroce_peer *peer)
 }
 
 /*
- * Peer locked: keep the timer on the engine's deadline. A later deadline,
- * or none, leaves the timer where it is: it fires, finds nothing due and
- * goes to the new one. That is cheaper than moving it at every ACK of a
- * stream, and in the guest (an emulated clock event device) cheaper than
- * cancelling it at the end of every small operation, measured.
+ * Peer locked: keep the timer on the engine's deadline (relative to our
+ * clock, not the engine's). A later deadline, or none, leaves the timer
+ * where it is: it fires, finds nothing due and goes to the new one, which
+ * is cheaper than moving it at every ACK of a stream or (in the guest's
+ * emulated clock event device) cancelling it after every small operation.
+ * An earlier one moves it (counted for debugfs: a chain's work, chain.h).
  */
 static void set_timer(struct mroce_peer *peer)
 {
 	u64 next = peer->next_at, now;
 
 	if (next && (!peer->armed_at || next < peer->armed_at)) {
+		peer->timer_earlier += peer->armed_at != 0;
 		peer->armed_at = next;
-		/* the engine's clock is not the timer's: relative to now */
 		now = mroce_clock_ns();
 		hrtimer_start(&peer->timer,
 			      ns_to_ktime(next > now ? next - now : 0),
