@@ -12,6 +12,8 @@
  * a chain (chain.h): each peer's timer is set once, after the burst. So
  * a packet to ourselves never recurses into the receive path of the flush
  * that sent it, and the calls flow one way: net.c does not call up here.
+ * A doorbell takes its own (mroce_loop_hold(), mroce_loop_drain()): after
+ * its flush, with BHs still off, inside its chain.
  */
 #ifndef MROCE_LOOP_H
 #define MROCE_LOOP_H
@@ -34,7 +36,7 @@ struct mroce_dev;
 struct mroce_loop_cpu {
 	struct sk_buff_head q;		/* framed packets to ourselves */
 	struct napi_struct napi;
-	bool polling;			/* in loop_poll(): it takes what comes */
+	bool polling;			/* in its poll or a doorbell's hold */
 };
 
 struct mroce_loop {
@@ -42,6 +44,23 @@ struct mroce_loop {
 	struct net_device ndev;		/* dummy: the NAPI contexts' owner */
 	bool live;			/* takes packets (RCU readers) */
 };
+
+/* packets a doorbell takes from its CPU's queue itself, at most */
+#define MROCE_LOOP_DRAIN	NAPI_POLL_WEIGHT
+
+/*
+ * A doorbell's packets to ourselves, taken by the doorbell itself: between
+ * mroce_loop_hold() (true: held) and mroce_loop_drain(), with BHs off all
+ * along (which also holds off mroce_loop_exit()'s grace period), nothing
+ * this CPU queues schedules the NAPI context; the drain then hands them,
+ * and what they send to ourselves in turn, to mroce_rx() on the spot, as
+ * the poll would have a moment later, without the softirq's round (two
+ * of them a one-device round trip). More than MROCE_LOOP_DRAIN are left
+ * to the poll. Held already (a post from a completion handler inside the
+ * drain or the poll): false, and the outer one takes them.
+ */
+bool mroce_loop_hold(struct mroce_dev *mdev);
+void mroce_loop_drain(struct mroce_dev *mdev);
 
 int mroce_loop_init(struct mroce_dev *mdev);
 /* no more packets taken, those queued dropped (process context) */

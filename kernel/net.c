@@ -333,7 +333,8 @@ static int loop_queue(struct mroce_loop *l, struct sk_buff *skb)
 	} else {
 		__skb_queue_tail(&lc->q, skb);
 		/*
-		 * From inside this CPU's poll (a packet's ACK or answer), which
+		 * From inside this CPU's poll (a packet's ACK or answer), or a
+		 * doorbell that drains the queue itself (loop.h), which
 		 * dequeues it next: scheduling the context again would cost an
 		 * empty poll, and ten of those in a row hand the CPU's
 		 * softirqs to ksoftirqd.

@@ -7,6 +7,7 @@
 #include "batch.h"
 #include "chain.h"
 #include "cq.h"
+#include "loop.h"
 #include "mr.h"
 #include "net.h"
 #include "peer.h"
@@ -517,13 +518,16 @@ static void kick_ud(struct mroce_qp *qp, struct mroce_batch *b)
  */
 void mroce_req_kick(struct mroce_qp *qp)
 {
+	struct mroce_dev *mdev = mroce_qp_dev(qp);
 	struct mroce_peer *peer;
 	struct mroce_chain ch;
 	struct mroce_batch b;
+	bool loop;
 
 	mroce_chain_begin(&ch);
 	mroce_batch_init(&b);
 	local_bh_disable();
+	loop = mroce_loop_hold(mdev);
 	if (!mroce_qp_is_conn(qp)) {
 		kick_ud(qp, &b);
 	} else {
@@ -536,6 +540,8 @@ void mroce_req_kick(struct mroce_qp *qp)
 		}
 	}
 	mroce_batch_flush(&b);
+	if (loop)
+		mroce_loop_drain(mdev);	/* what went to ourselves, here */
 	local_bh_enable();	/* the receive softirq: the batch is out */
 	mroce_chain_end(&ch);
 }
