@@ -522,17 +522,19 @@ void mroce_req_kick(struct mroce_qp *qp)
 	struct mroce_peer *peer;
 	struct mroce_chain ch;
 	struct mroce_batch b;
-	bool loop;
+	bool loop = false;
 
 	mroce_chain_begin(&ch);
 	mroce_batch_init(&b);
 	local_bh_disable();
-	loop = mroce_loop_hold(mdev);
+	/* a datagram or a peer that is ourselves: its packets drained below */
 	if (!mroce_qp_is_conn(qp)) {
+		loop = mroce_loop_hold(mdev);
 		kick_ud(qp, &b);
 	} else {
 		peer = kick_peer(qp);
 		if (peer) {
+			loop = peer->conn.local && mroce_loop_hold(mdev);
 			mroce_peer_lock(peer, &b);
 			kick_conn(qp, peer, &b);
 			/* its timer: at the end */
