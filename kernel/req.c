@@ -534,8 +534,8 @@ void mroce_req_kick(struct mroce_qp *qp)
 	} else {
 		peer = kick_peer(qp);
 		if (peer) {
-			loop = peer->conn.local && mroce_loop_hold(mdev);
 			mroce_peer_lock(peer, &b);
+			loop = peer->conn.local && mroce_loop_hold(mdev);
 			kick_conn(qp, peer, &b);
 			/* its timer: at the end */
 			mroce_chain_defer(peer, mroce_peer_unlock_defer(peer));

@@ -96,10 +96,17 @@ loop_resends() {
 	local d data retx pct=$1
 	d=$(delta "$C_DEV")
 	echo "counters: $d"
-	data=$(echo "$d" | tr , '\n' | sed -n "s/^$C_DEV\.tx_data=//p")
-	retx=$(echo "$d" | tr , '\n' | sed -n "s/^$C_DEV\.tx_retx=//p")
-	echo "tx_data +${data:-0}, tx_retx +${retx:-0}" | tee "$PAIR_LOG/loop-resends"
-	[ "${data:-0}" -ge 1000 ] && [ $((${retx:-0} * 100)) -lt $((data * pct)) ]
+	data=$(moved "$d" tx_data) retx=$(moved "$d" tx_retx)
+	echo "tx_data +$data, tx_retx +$retx" | tee "$PAIR_LOG/loop-resends"
+	[ "$data" -ge 1000 ] && [ $((retx * 100)) -lt $((data * pct)) ]
+}
+
+# moved DELTA NAME: the client device's counter NAME in DELTA (delta's
+# output), 0 when it did not move
+moved() {
+	local v
+	v=$(echo "$1" | tr , '\n' | sed -n "s/^$C_DEV\.$2=//p")
+	echo "${v:-0}"
 }
 
 # loop_acks_in_place: on the device's connection to itself the engine reads
@@ -109,17 +116,12 @@ loop_resends() {
 # one
 loop_acks_in_place() {
 	local d ack rack pkts data probe ctrl
-	d=$(delta "$C_DEV" | tr , '\n')
-	ack=$(echo "$d" | sed -n "s/^$C_DEV\.tx_ack=//p")
-	rack=$(echo "$d" | sed -n "s/^$C_DEV\.rx_ack=//p")
-	pkts=$(echo "$d" | sed -n "s/^$C_DEV\.tx_pkts=//p")
-	data=$(echo "$d" | sed -n "s/^$C_DEV\.tx_data=//p")
-	probe=$(echo "$d" | sed -n "s/^$C_DEV\.tx_probe=//p")
-	ctrl=$(echo "$d" | sed -n "s/^$C_DEV\.tx_ctrl=//p")
-	echo "tx_ack +${ack:-0}, rx_ack +${rack:-0}; tx_pkts +${pkts:-0}: data ${data:-0}, probes ${probe:-0}, control ${ctrl:-0}" |
+	d=$(delta "$C_DEV")
+	ack=$(moved "$d" tx_ack) rack=$(moved "$d" rx_ack) pkts=$(moved "$d" tx_pkts)
+	data=$(moved "$d" tx_data) probe=$(moved "$d" tx_probe) ctrl=$(moved "$d" tx_ctrl)
+	echo "tx_ack +$ack, rx_ack +$rack; tx_pkts +$pkts: data $data, probes $probe, control $ctrl" |
 		tee "$PAIR_LOG/loop-acks"
-	[ "${ack:-0}" -gt 0 ] && [ "${rack:-0}" = "${ack:-0}" ] &&
-		[ "${pkts:-0}" = $((${data:-0} + ${probe:-0} + ${ctrl:-0})) ]
+	[ "$ack" -gt 0 ] && [ "$rack" = "$ack" ] && [ "$pkts" = $((data + probe + ctrl)) ]
 }
 
 # timer_earlier: how often the peers of both devices moved an armed timer
