@@ -129,6 +129,11 @@ static bool loss_is_congestion(const struct mre_path *p,
 	return queue_over(p, cfg, 1);
 }
 
+bool mre_cc_loss_queued(const struct mre_path *p, const struct mre_conn *c)
+{
+	return loss_is_congestion(p, mre_cfg(c));
+}
+
 /*
  * Marks where the fabric sets none. On a path that has never brought back
  * a CE mark (a fabric without ECN, a tail-drop port on the way), what an

@@ -50,6 +50,8 @@ void mre_cc_path_ack(struct mre_path *p, struct mre_conn *c, u32 acked,
 /* @n PSNs of @p lost by send time (loss.c) */
 void mre_cc_path_time_lost(struct mre_path *p, struct mre_conn *c, u32 n);
 void mre_cc_path_rto(struct mre_path *p, struct mre_conn *c);
+/* would a loss on @p now be taken as congestion (a queue stood)? */
+bool mre_cc_loss_queued(const struct mre_path *p, const struct mre_conn *c);
 /* @n TSNs were newly accepted (connection window) */
 void mre_cc_conn_acked(struct mre_conn *c, u32 n);
 /* may the connection send one more packet now? else *@at: when */

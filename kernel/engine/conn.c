@@ -156,6 +156,7 @@ void mre_conn_established(struct mre_conn *c, const struct mre_pkt *pkt,
 
 	c->remote_cid = pkt->connect.src_cid;
 	c->peer_wsize = 1u << pkt->connect.window_log2;
+	c->peer_parity = pkt->connect.cflags & MRE_CF_PARITY;
 	mre_win_init(&c->rxw, c->rxw.map, c->wsize, pkt->connect.isn);
 	c->state = MRE_CONN_ESTABLISHED;
 	c->last_ack = now;

@@ -63,9 +63,11 @@ struct mre_txd {
 	u8 path;		/* of the latest transmission */
 	u8 xmits;		/* transmissions (saturates) */
 	u8 fack;		/* the latest replaces one lost: 1 by FACK,
-				 * 2 by send time (loss.c) */
+				 * 2 by send time (loss.c); | MRE_TXD_PARITY */
 	u32 sent;		/* when (low 32 bits of ns) it was latest sent */
 };
+
+#define MRE_TXD_PARITY	0x80	/* fack: a PARITY covered it (parity.c) */
 
 /* what the completion gate does when it passes a TSN */
 enum mre_gate_kind {
@@ -202,6 +204,12 @@ struct mre_conn {
 	u32 connect_tries;
 	bool peer_heard;	/* a packet came on this incarnation since it opened */
 	bool local;		/* the peer is this node: no tail probes (engine.h) */
+	bool peer_parity;	/* the peer takes PARITY (MRE_CF_PARITY) */
+	bool par_on;		/* losing enough for PARITY (parity.h) */
+	u16 par_sent;		/* first transmissions in this window */
+	u16 par_lost;		/* ... losses found in it, no queue standing */
+	u16 par_cong;		/* ... and with one (cc.c) */
+	u8 par_calm;		/* windows in a row that lost less */
 	u64 cookie;		/* CONNECTING: the peer's RETRY cookie (0: none) */
 	u64 challenge_at;	/* a CONNECT for a new incarnation was challenged */
 	bool challenged;	/* ... and no proof (a RESET for ours) came yet */

@@ -104,6 +104,8 @@ void mre_config_default(struct mre_config *cfg)
 		.tx_burst = 32,
 		.small_bytes = 4096,
 		.reset_burst = 100,
+		.parity_pkts = 16,
+		.parity_ppm = 2000,
 	};
 }
 
@@ -147,6 +149,8 @@ const char *mre_config_check(const struct mre_config *c)
 		return "hint";
 	if (!c->tx_burst)
 		return "tx_burst";
+	if (c->parity_pkts > MRE_PARITY_MAX || c->parity_ppm > 1000000)
+		return "parity";
 	return NULL;
 }
 

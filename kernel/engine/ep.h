@@ -70,6 +70,14 @@ struct mre_config {
 	u32 tx_burst;		/* most packets one mre_conn_run() sends */
 	u32 small_bytes;	/* a message this small keeps to one path (send.c) */
 	u32 reset_burst;	/* RESETs a second to one source (demux.c) */
+	/*
+	 * A WRITE's last packets, up to this many, get a PARITY after them
+	 * while the connection loses at least parity_ppm of its packets
+	 * (parity.h; 0 ppm: always); parity_pkts 0: no PARITY sent or
+	 * taken (it also needs mre_ops.parity).
+	 */
+	u32 parity_pkts;
+	u32 parity_ppm;
 };
 
 /* fill cfg with the defaults documented in protocol.md */
@@ -144,6 +152,12 @@ enum mre_pl_src {
 	MRE_PL_NONE = 0,
 	MRE_PL_WQE,		/* send queue WQE pl_msn of pl_stream, at pl_offset */
 	MRE_PL_MR,		/* local MR pl_rkey at pl_addr (READ responses) */
+	/*
+	 * A PARITY: the XOR of send queue WQE pl_msn's bytes from pl_offset
+	 * to the WQE's end, taken pl_len bytes at a time (the last piece
+	 * padded with zeros): pl_len bytes.
+	 */
+	MRE_PL_PARITY,
 };
 
 struct mre_xmit {
@@ -167,6 +181,21 @@ struct mre_xmit {
 	u32 pl_offset;
 	u32 pl_rkey;
 	u64 pl_addr;
+};
+
+/*
+ * The one packet of a WRITE's tail that a PARITY can rebuild: the PARITY
+ * covers [off, mlen) of the message at raddr in rkey, stride bytes a
+ * packet; the packet at miss (len bytes) is the one that has not come.
+ */
+struct mre_rebuild {
+	u32 rkey;
+	u64 raddr;
+	u32 off;
+	u32 stride;
+	u32 mlen;
+	u32 miss;
+	u32 len;
 };
 
 /* one received payload to be placed, in any order */
@@ -431,6 +460,18 @@ struct mre_ops {
 		     bool exec);
 	/* responder: receive @r->rsn is complete (in order) */
 	void (*recv_done)(struct mre_stream *s, const struct mre_recv_done *r);
+	/*
+	 * Optional (NULL: the embedder builds no MRE_PL_PARITY payload and
+	 * takes no PARITY; CONNECT and ACCEPT say so).
+	 * responder: the bytes of @rb's missing packet: @parity (rb->stride
+	 * bytes) XOR the rest of [rb->off, rb->mlen) as placed in rb->rkey,
+	 * taken rb->stride bytes at a time, the missing piece left out. Only
+	 * if that whole range lies in an MR that allows remote writes. The
+	 * result (rb->len bytes) stays valid until the next call on this
+	 * CPU; NULL: not rebuilt (the sender resends the packet as ever).
+	 */
+	const u8 *(*parity)(struct mre_stream *s, const struct mre_rebuild *rb,
+			    const u8 *parity);
 
 	/* --- errors and events ------------------------------------------------ */
 	/*
@@ -467,6 +508,16 @@ struct mre_ep {
 	/* the key of cookies and limiter buckets (hash.h): mre_ep_key() */
 	u64 secret[2];
 	bool secret_set;
+	/* PARITY (parity.c), apart from ctr: kept out of the embedder's table */
+	struct mre_parity_ctr {
+		u64 tx;		/* PARITY packets sent */
+		u64 rx;		/* PARITY packets received */
+		u64 rebuilt;	/* DATA packets rebuilt from one */
+		u64 unused;	/* ... nothing was missing */
+		u64 short_of;	/* ... two or more were missing */
+		u64 failed;	/* ... the embedder could not rebuild */
+		u64 skipped;	/* a tail's TSNs were not in a row: none sent */
+	} par;
 	/*
 	 * The RESET limiter (demux.c rl_take()): the endpoint's current
 	 * second (its start, and its number), and per bucket of sources

@@ -191,6 +191,9 @@ static void spurious_fack(struct mre_conn *c, const struct mre_txd *t,
 {
 	const struct mre_path *q = &c->paths[t->path];
 
+	/* a PARITY may have rebuilt it: its loss was real */
+	if (t->fack & MRE_TXD_PARITY)
+		return;
 	if (!t->fack || (t->state != MRE_TXD_QUEUED &&
 			 (t->state != MRE_TXD_OUT || t->path >= c->npaths ||
 			  !q->min_rtt || (u32)now - t->sent >= q->min_rtt)))

@@ -21,6 +21,7 @@
  *   ack_at    (receive side) the delayed-ACK deadline, see recv.c.
  * Each is set through mre_due(): mre_conn_run() looks no earlier.
  */
+#include "parity.h"
 #include "path.h"
 #include "cc.h"
 #include "conn.h"
@@ -344,6 +345,7 @@ static void settle_lost(struct mre_path *p, struct mre_conn *c, u32 psn,
 		return;
 	p->st_lost++;
 	loss_sample(p, c, true);
+	mre_parity_lost(c, mre_cc_loss_queued(p, c));
 	mre_tsn_lost(c, tsn, p->id, psn, why == MRE_TRW_FAST ? 1 :
 		     why == MRE_TRW_TIME ? 2 : 0);
 }

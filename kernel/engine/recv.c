@@ -24,6 +24,7 @@
 #include "engine.h"
 #include "loss.h"
 #include "msg.h"
+#include "parity.h"
 #include "path.h"
 #include "recv.h"
 #include "send.h"
@@ -128,6 +129,29 @@ static void ack_policy(struct mre_conn *c, struct mre_path *p,
 	mre_ack_owed(c, p, now);
 }
 
+/*
+ * A sequenced packet (DATA, PARITY, PROBE) on its path: its path, or NULL
+ * when dropped (counted); *@gap: it arrived out of order.
+ */
+static inline struct mre_path *rx_path(struct mre_conn *c,
+				       const struct mre_pkt *pkt, u32 path_una,
+				       bool ce, u64 now, bool *gap)
+{
+	struct mre_path *p;
+
+	if (pkt->path >= c->npaths) {
+		c->ep->ctr.drop_field++;
+		return NULL;
+	}
+	p = &c->paths[pkt->path];
+	if (mre_path_rx(p, pkt->psn, path_una, pkt->ts, ce, now, gap) ==
+	    MRE_WIN_AHEAD) {
+		c->ep->ctr.drop_path_window++;
+		return NULL;
+	}
+	return p;
+}
+
 static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 		    u64 now)
 {
@@ -137,16 +161,9 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 	bool gap;
 	int syn;
 
-	if (pkt->path >= c->npaths) {
-		c->ep->ctr.drop_field++;
+	p = rx_path(c, pkt, d->path_una, ce, now, &gap);
+	if (!p)
 		return;
-	}
-	p = &c->paths[pkt->path];
-	if (mre_path_rx(p, pkt->psn, d->path_una, pkt->ts, ce, now, &gap) ==
-	    MRE_WIN_AHEAD) {
-		c->ep->ctr.drop_path_window++;
-		return;
-	}
 	c->ep->ctr.rx_data++;
 	c->ep->ctr.rx_ce += ce;
 	mre_cc_rx_activity(c, d->plen + MRE_MAX_HDR_LEN, now);
@@ -176,6 +193,33 @@ static void rx_data(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
 		}
 	}
 	ack_policy(c, p, d, why, now);
+}
+
+/*
+ * A PARITY (parity.c) is sequenced on its path like a PROBE and, like one,
+ * acknowledged at once; what it rebuilds is accepted as if it had come.
+ */
+static void rx_parity(struct mre_conn *c, const struct mre_pkt *pkt, bool ce,
+		      u64 now)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	struct mre_path *p;
+	bool gap;
+
+	/* we never said we take them (MRE_CF_PARITY) */
+	if (!mre_parity_takes(c->ep)) {
+		c->ep->ctr.drop_type++;
+		return;
+	}
+	p = rx_path(c, pkt, d->path_una, ce, now, &gap);
+	if (!p)
+		return;
+	c->ep->ctr.rx_ce += ce;
+	mre_cc_rx_activity(c, d->plen + MRE_MAX_HDR_LEN, now);
+	mre_parity_rx(c, pkt, now);
+	/* at once: it carries what was rebuilt, which its sender waits for */
+	c->ep->ctr.ack_other++;
+	mre_ack_owed(c, p, now);
 }
 
 /*
@@ -210,16 +254,10 @@ static void rx_probe(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
 {
 	bool gap;
 
-	if (pkt->path >= c->npaths) {
-		c->ep->ctr.drop_field++;
+	if (pkt->path < c->npaths)
+		c->ep->ctr.rx_probe++;
+	if (!rx_path(c, pkt, pkt->probe.path_una, false, now, &gap))
 		return;
-	}
-	c->ep->ctr.rx_probe++;
-	if (mre_path_rx(&c->paths[pkt->path], pkt->psn, pkt->probe.path_una,
-			pkt->ts, false, now, &gap) == MRE_WIN_AHEAD) {
-		c->ep->ctr.drop_path_window++;
-		return;
-	}
 	mre_path_repath(mre_send_ctrl_path(c, pkt->path), c,
 			MRE_TRW_PEER_PROBE);
 	probe_answers(c, now);	/* before our ACK turns them lazy */
@@ -286,6 +324,9 @@ void mre_conn_rx(struct mre_conn *c, u64 now, const struct mre_pkt *pkt,
 		break;
 	case MRE_T_PROBE:
 		rx_probe(c, pkt, now);
+		break;
+	case MRE_T_PARITY:
+		rx_parity(c, pkt, ce, now);
 		break;
 	case MRE_T_CHALLENGE:
 	case MRE_T_ECHO:

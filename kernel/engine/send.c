@@ -4,6 +4,7 @@
  */
 #include "send.h"
 #include "cc.h"
+#include "parity.h"
 #include "path.h"
 #include "stream.h"
 #include "tsn.h"
@@ -64,6 +65,7 @@ void mre_send_connect(struct mre_conn *c, u8 type, u64 now)
 			.window_log2 = c->window_log2, .npaths = c->npaths,
 			.blob_len = c->blob_len, .blob = c->blob,
 			.cookie = type == MRE_T_CONNECT ? c->cookie : 0,
+			.cflags = mre_parity_takes(c->ep) ? MRE_CF_PARITY : 0,
 		},
 	};
 
@@ -335,6 +337,8 @@ static void data_sent(struct mre_conn *c, u32 tsn, struct mre_path *p,
 	if (t->xmits) {
 		c->ep->ctr.tx_retx++;
 		p->st_retx++;
+	} else {
+		mre_parity_sent(c);
 	}
 	if (t->xmits < 0xff)
 		t->xmits++;
@@ -498,6 +502,61 @@ static bool next_new(struct mre_conn *c, struct mre_txd *t,
 	return false;
 }
 
+/*
+ * A PARITY after WRITE TSN @tsn (its last packet, just sent for the first
+ * time; @cur its WQE) when the connection loses packets (parity.c). Its
+ * PSN is a probe's: never resent. It asks for the ACK that carries what
+ * it rebuilt.
+ */
+static void send_parity(struct mre_conn *c, u32 tsn, const struct mre_wqe *cur,
+			u64 now)
+{
+	u8 hdr[MRE_DATA_LEN + MRE_EXT_WRITE_LEN];
+	struct mre_stream *s;
+	struct mre_txd *t;
+	struct mre_path *p;
+	struct mre_pkt pkt;
+	struct mre_xmit x;
+	u32 first, n, i, hlen;
+
+	n = mre_parity_tail(c, tsn, &first);
+	if (!n)
+		return;
+	t = mre_txd_of(c, first);
+	s = mre_conn_stream(c, t->stream);
+	p = pick_path(c, -1);
+	if (!p || !s)
+		return;
+	for (i = 0; i < n; i++)
+		mre_txd_of(c, first + i)->fack |= MRE_TXD_PARITY;
+	mre_memset(&pkt, 0, sizeof(pkt));
+	mre_memset(&x, 0, sizeof(x));
+	x.pl_src = MRE_PL_PARITY;
+	x.pl_stream = s;
+	x.pl_msn = t->msn;
+	x.pl_offset = t->offset;
+	x.pl_len = t->len;
+	pkt.type = MRE_T_PARITY;
+	pkt.flags = MRE_F_ACK_REQ;
+	pkt.path = p->id;
+	pkt.dst_cid = c->remote_cid;
+	pkt.ts = (u32)now;
+	pkt.data = (struct mre_pkt_data){
+		.tsn = first, .dst_stream = s->remote_id, .src_stream = t->stream,
+		.msn = t->msn, .offset = t->offset, .mlen = cur->len,
+		.op = MRE_OP_WRITE, .plen = t->len, .rkey = cur->rkey,
+		.raddr = cur->raddr, .rsn = t->seq, .imm = cur->imm,
+		.dflags = (mre_txd_of(c, tsn)->dflags & ~MRE_DF_FIRST) |
+			  (t->offset ? 0 : MRE_DF_FIRST),
+	};
+	pkt.psn = mre_path_sent(p, c, MRE_PSN_PROBE, MRE_TAIL_ASKED, now);
+	pkt.data.path_una = p->psn_una;
+	hlen = mre_wire_put(hdr, &pkt);
+	mre_cc_sent(c, hlen + x.pl_len, now);
+	c->ep->par.tx++;
+	xmit(c, p, hdr, hlen, &x);
+}
+
 static bool has_new(const struct mre_conn *c)
 {
 	return !mre_list_empty(&c->active);
@@ -551,6 +610,8 @@ bool mre_send_transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 		t.fack = 0;
 		*mre_txd_of(c, tsn) = t;
 		send_tsn(c, tsn, p, now, cur);
+		if (t.dflags & MRE_DF_LAST && t.op == MRE_OP_WRITE && t.offset)
+			send_parity(c, tsn, cur, now);
 		budget--;
 	}
 	return true;

@@ -116,6 +116,6 @@ void mre_tsn_lost(struct mre_conn *c, u32 tsn, u16 path, u32 psn, u8 how)
 
 	if (!t || t->state != MRE_TXD_OUT)
 		return;
-	t->fack = how;
+	t->fack = how | (t->fack & MRE_TXD_PARITY);
 	mre_tsn_retx(c, tsn);
 }

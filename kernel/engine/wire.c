@@ -54,6 +54,7 @@ static const char *const type_names[MRE_T_MAX] = {
 	[MRE_T_ACCEPT] = "ACCEPT", [MRE_T_RESET] = "RESET",
 	[MRE_T_PROBE] = "PROBE", [MRE_T_UD] = "UD", [MRE_T_RETRY] = "RETRY",
 	[MRE_T_CHALLENGE] = "CHALLENGE", [MRE_T_ECHO] = "ECHO",
+	[MRE_T_PARITY] = "PARITY",
 };
 
 static const char *const op_names[MRE_OP_MAX] = {
@@ -198,6 +199,18 @@ static enum mre_parse_err parse_data(const u8 *b, u32 len, struct mre_pkt *p)
 		return MRE_PARSE_FLAGS;
 	p->hdr_len = hl;
 	p->payload = b + hl;
+	/*
+	 * A PARITY has a WRITE's DATA header: the first packet it covers
+	 * (tsn, offset), the message's last packet's flags, and plen the
+	 * stride, its payload's length. It covers the packets from offset
+	 * to the message's end, plen bytes each (the last may be shorter),
+	 * at most MRE_PARITY_MAX.
+	 */
+	if (p->type == MRE_T_PARITY &&
+	    (d->op != MRE_OP_WRITE || !(d->dflags & MRE_DF_LAST) || !d->plen ||
+	     d->offset >= d->mlen ||
+	     (d->mlen - d->offset - 1) / d->plen >= MRE_PARITY_MAX))
+		return MRE_PARSE_FIELD;
 	return MRE_PARSE_OK;
 }
 
@@ -252,7 +265,8 @@ static enum mre_parse_err parse_connect(const u8 *b, u32 len,
 	if (c->blob_len > MRE_MAX_BLOB || MRE_CONNECT_LEN + (u32)c->blob_len != len)
 		return MRE_PARSE_LEN;
 	if (!c->src_cid || c->window_log2 < 4 || c->window_log2 > 16 ||
-	    !c->npaths || c->npaths > MRE_MAX_PATHS || c->cflags ||
+	    !c->npaths || c->npaths > MRE_MAX_PATHS ||
+	    c->cflags & ~MRE_CF_ALL ||
 	    (p->type == MRE_T_ACCEPT && c->cookie))
 		return MRE_PARSE_FIELD;
 	/* CONNECT opens (no id yet), ACCEPT answers one */
@@ -326,6 +340,7 @@ enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 		return MRE_PARSE_FIELD;
 	switch (p->type) {
 	case MRE_T_DATA:
+	case MRE_T_PARITY:
 		if (!p->dst_cid)
 			return MRE_PARSE_FIELD;
 		return parse_data(b, len, p);
@@ -333,6 +348,7 @@ enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 		if (!p->dst_cid)
 			return MRE_PARSE_FIELD;
 		return parse_ack(b, len, p);
+
 	case MRE_T_CONNECT:
 	case MRE_T_ACCEPT:
 		return parse_connect(b, len, p);
@@ -491,6 +507,7 @@ u32 mre_wire_put(u8 *b, const struct mre_pkt *p)
 	put_be32(b + 16, p->ts);
 	switch (p->type) {
 	case MRE_T_DATA:
+	case MRE_T_PARITY:
 		return put_data(b, p);
 	case MRE_T_ACK:
 		return put_ack(b, p);

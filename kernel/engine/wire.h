@@ -47,6 +47,7 @@ enum mre_pkt_type {
 	MRE_T_RETRY	= 8,	/* answer to a CONNECT without a valid cookie */
 	MRE_T_CHALLENGE	= 9,	/* a nonce to a plane address the peer claimed */
 	MRE_T_ECHO	= 10,	/* the nonce back: that address is the peer's */
+	MRE_T_PARITY	= 11,	/* sequenced on a path, no TSN: a WRITE tail's XOR */
 	MRE_T_MAX
 };
 
@@ -54,6 +55,10 @@ enum mre_pkt_type {
 #define MRE_F_ACK_REQ	0x01	/* receiver: acknowledge this path now */
 #define MRE_F_RETX	0x02	/* this transmission is a retransmission */
 #define MRE_F_ALL	0x03
+
+/* CONNECT and ACCEPT flags (the "cflags" field) */
+#define MRE_CF_PARITY	0x01	/* the sender takes PARITY packets (6.7) */
+#define MRE_CF_ALL	0x01
 
 /* ACK flags (the "aflags" field) */
 #define MRE_AF_MARK	0x01	/* nak_mark is valid */
@@ -132,6 +137,7 @@ enum mre_syndrome {
 #define MRE_TSN_SACK_BITS	64	/* TSN bitmap carried in each ACK */
 #define MRE_MAX_PATHS		64	/* path ids are 0..63 */
 #define MRE_MAX_PAYLOAD		4096	/* largest payload in one DATA packet */
+#define MRE_PARITY_MAX		64	/* DATA packets one PARITY covers, at most */
 
 /*
  * A packet in host byte order, as mre_wire_parse() returns it and the

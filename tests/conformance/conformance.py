@@ -611,7 +611,7 @@ def malformed():
     conn(f, "CONNECT window_log2 17", window_log2=17)
     conn(f, "CONNECT npaths 0", npaths=0)
     conn(f, "CONNECT npaths 65", npaths=65)
-    conn(f + ["MR-4-1"], "CONNECT cflags 1", cflags=1)
+    conn(f + ["MR-4-1"], "CONNECT cflags 2", cflags=2)
     unk(f, "ACCEPT with a cookie",
         lambda x: w.connect(rand64(), 0, dst_cid=x, ptype=w.ACCEPT, cookie=5))
     unk(f, "ACK ack_path 64", lambda x: w.ack(x, ack_path=64))

@@ -19,6 +19,8 @@ TYPE_NAMES = {DATA: "DATA", ACK: "ACK", CONNECT: "CONNECT", ACCEPT: "ACCEPT",
               RESET: "RESET", PROBE: "PROBE", UD: "UD", RETRY: "RETRY",
               CHALLENGE: "CHALLENGE", ECHO: "ECHO"}
 
+PARITY = 11
+CF_PARITY = 0x01          # CONNECT/ACCEPT: the sender takes PARITY
 F_ACK_REQ, F_RETX = 0x01, 0x02
 F_RESERVED = 0xff & ~(F_ACK_REQ | F_RETX)
 AF_MARK = 0x01
@@ -178,7 +180,7 @@ def parse(buf):
         p["blob"] = bytes(buf[CONNECT_LEN:])
         if p.blob_len != n - CONNECT_LEN or p.blob_len > MAX_BLOB:
             p.bad.append(("MR-4-1", "blob_len %d in a %d-byte %s" % (p.blob_len, n, p.name)))
-        if p.cflags:
+        if p.cflags & ~CF_PARITY:
             p.bad.append(("MR-4-1", "cflags 0x%x (reserved)" % p.cflags))
         if not 4 <= p.window_log2 <= 16:
             p.bad.append(("MR-4-1", "window_log2 %d outside 4..16" % p.window_log2))

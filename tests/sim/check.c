@@ -467,6 +467,7 @@ static void t_mroce_fattree128(void)
  */
 static void t_mroce_taildrop16(void)
 {
+	struct mre_parity_ctr par;
 	struct mre_counters c;
 	struct scen s;
 	double sum = 0, sq = 0;
@@ -504,10 +505,12 @@ static void t_mroce_taildrop16(void)
 	}
 	CHECK(sq > 0 && sum * sum >= 0.95 * s.nflows * sq);
 	CHECK(sum >= 0.94 * 50);
+	scen_parity(&s, &par);
 	if (verbose)
-		printf("  resent %llu of %llu, %.2f Gbit/s, Jain %.3f\n",
+		printf("  resent %llu of %llu, %.2f Gbit/s, Jain %.3f, PARITY %llu\n",
 		       (unsigned long long)c.tx_retx, (unsigned long long)c.tx_data,
-		       sum, sq > 0 ? sum * sum / (s.nflows * sq) : 0);
+		       sum, sq > 0 ? sum * sum / (s.nflows * sq) : 0,
+		       (unsigned long long)par.tx);
 	scen_free(&s);
 }
 

@@ -75,6 +75,7 @@ u64 rep_base_rtt(const struct scen *s)
 
 static void summary_mroce(FILE *f, const struct scen *s)
 {
+	struct mre_parity_ctr par;
 	struct mre_counters c;
 
 	scen_counters(s, &c);
@@ -84,6 +85,11 @@ static void summary_mroce(FILE *f, const struct scen *s)
 		c.loss_rto,
 		c.loss_silent, c.rto, c.rto_stall, c.path_silent, c.path_failed,
 		c.path_recovered, c.path_repath, c.ecn_cut, c.rx_ce, c.rx_dup_tsn);
+	scen_parity(s, &par);
+	if (par.tx || par.rx)
+		fprintf(f, "  parity tx %llu rx %llu rebuilt %llu unused %llu short %llu failed %llu skipped %llu\n",
+			par.tx, par.rx, par.rebuilt, par.unused, par.short_of,
+			par.failed, par.skipped);
 	if (getenv("MRE_SIM_ALLCTR")) {
 		u32 i;
 

@@ -4,6 +4,7 @@
  */
 #include "scenario.h"
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 void scen_engine_cfg(struct mre_config *cfg)
@@ -411,20 +412,32 @@ void scen_free(struct scen *s)
 
 /* --- results ---------------------------------------------------------------- */
 
-void scen_counters(const struct scen *s, struct mre_counters *c)
+/* @n u64 counters at @off in each MetaRoCE host's endpoint, summed */
+static void sum_ep(const struct scen *s, u64 *to, size_t off, u32 n)
 {
 	u32 i, j;
 
-	memset(c, 0, sizeof(*c));
+	memset(to, 0, n * sizeof(u64));
 	if (s->xport != WL_MROCE)
 		return;
 	for (i = 0; i < s->topo.nhosts; i++) {
-		const u64 *from = (const u64 *)&((struct xp_mroce *)s->wl.xp[i])->node.ep.ctr;
-		u64 *to = (u64 *)c;
+		const u64 *from = (const u64 *)((const char *)
+			&((struct xp_mroce *)s->wl.xp[i])->node.ep + off);
 
-		for (j = 0; j < MRE_NCOUNTERS; j++)
+		for (j = 0; j < n; j++)
 			to[j] += from[j];
 	}
+}
+
+void scen_counters(const struct scen *s, struct mre_counters *c)
+{
+	sum_ep(s, (u64 *)c, offsetof(struct mre_ep, ctr), MRE_NCOUNTERS);
+}
+
+void scen_parity(const struct scen *s, struct mre_parity_ctr *c)
+{
+	sum_ep(s, (u64 *)c, offsetof(struct mre_ep, par),
+	       sizeof(*c) / sizeof(u64));
 }
 
 void scen_bl_counters(const struct scen *s, struct bl_counters *c)

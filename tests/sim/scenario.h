@@ -144,6 +144,8 @@ void scen_free(struct scen *s);
 
 /* sums over every host */
 void scen_counters(const struct scen *s, struct mre_counters *c);
+/* the same for PARITY (parity.c), which the engine counts apart */
+void scen_parity(const struct scen *s, struct mre_parity_ctr *c);
 void scen_bl_counters(const struct scen *s, struct bl_counters *c);
 /* largest queue seen on any switch port, and at the receiver's port */
 u64 scen_peak_queue(const struct scen *s);

@@ -60,6 +60,23 @@ static u64 m_random(struct mre_ep *ep)
 	return mdl_rand(&node_of_ep(ep)->rng);
 }
 
+/* dst ^= @len bytes at @src */
+static void xor_into(u8 *dst, const u8 *src, u32 len)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++)
+		dst[i] ^= src[i];
+}
+
+/* a PARITY's payload: WQE bytes [off, end) folded x->pl_len at a time */
+static void parity_fold(u8 *dst, const u8 *buf, u32 off, u32 end, u32 stride)
+{
+	mre_memset(dst, 0, stride);
+	for (; off < end; off += stride)
+		xor_into(dst, buf + off, MRE_MIN(stride, end - off));
+}
+
 static int m_xmit(struct mre_conn *c, const struct mre_xmit *x)
 {
 	struct mdl_node *n = node_of_ep(c->ep);
@@ -78,6 +95,11 @@ static int m_xmit(struct mre_conn *c, const struct mre_xmit *x)
 		if (!m)
 			return MRE_SYN_REM_ACCESS;
 		src = m->mem + (x->pl_addr - m->addr);
+	} else if (x->pl_src == MRE_PL_PARITY) {
+		struct mdl_swqe *sw = &qp_of(x->pl_stream)->sq[x->pl_msn % MDL_SQ];
+
+		parity_fold(pkt + x->hdr_len, sw->buf, x->pl_offset, sw->w.len,
+			    x->pl_len);
 	}
 	if (src && x->pl_len)
 		mre_memcpy(pkt + x->hdr_len, src, x->pl_len);
@@ -186,6 +208,27 @@ static int m_place(struct mre_stream *s, const struct mre_place *p,
 	}
 	n->bad_place++;
 	return MRE_SYN_REM_INV_REQ;
+}
+
+static const u8 *m_parity(struct mre_stream *s, const struct mre_rebuild *rb,
+			  const u8 *parity)
+{
+	struct mdl_node *n = qp_of(s)->node;
+	struct mdl_mr *m = find_mr(n, rb->rkey, MDL_ACC_RWRITE, rb->raddr,
+				   rb->mlen);
+	const u8 *base;
+	u32 off;
+
+	if (!m)
+		return NULL;
+	base = m->mem + (rb->raddr - m->addr);
+	mre_memcpy(n->parbuf, parity, rb->len);
+	for (off = rb->off; off < rb->mlen; off += rb->stride)
+		if (off != rb->miss)
+			xor_into(n->parbuf, base + off,
+				 MRE_MIN(rb->len, rb->mlen - off));
+	n->rebuilt++;
+	return n->parbuf;
 }
 
 static int m_check(struct mre_stream *s, u8 op, u32 rkey, u64 raddr,
@@ -484,6 +527,7 @@ const struct mre_ops mdl_ops = {
 	.flush = m_flush,
 	.send_done = m_send_done,
 	.recv_done = m_recv_done,
+	.parity = m_parity,
 	.stream_error = m_stream_error,
 	.conn_event = m_conn_event,
 	.trace = m_trace,

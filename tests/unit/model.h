@@ -121,6 +121,7 @@ struct mdl_node {
 	u64 placed_bytes;	/* payload bytes placed (goodput) */
 	u32 bad_place;		/* placement outside a target was attempted */
 	u32 awrites;		/* ATOMIC_WRITEs executed */
+	u32 rebuilt;		/* packets rebuilt from a PARITY (m_parity()) */
 	u32 flushes;		/* FLUSHes executed (not only checked) */
 	u64 flush_placed;	/* placed_bytes when the last FLUSH ran */
 	u32 conn_ups;
@@ -161,6 +162,7 @@ struct mdl_node {
 	 */
 	bool rx_no_run;
 	u8 txbuf[MRE_MAX_HDR_LEN + 16 + MRE_MAX_PAYLOAD + MRE_MAX_BLOB];
+	u8 parbuf[MRE_MAX_PAYLOAD];	/* a packet rebuilt from a PARITY */
 	struct mdl_qp *qps_own[MDL_MAX_QPS];
 	struct mre_conn *conns_own[MDL_MAX_PEERS];
 	void *conn_mem_own[MDL_MAX_PEERS];

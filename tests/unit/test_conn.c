@@ -226,6 +226,9 @@ MRE_TEST(conn_write_lossless)
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 0);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_data, 64);
 	MRE_EXPECT_EQ(test, r.a->order_violations, 0);
+	/* both take PARITY (CONNECT, ACCEPT), but nothing was lost: none */
+	MRE_EXPECT(test, r.p->c[0].peer_parity && r.p->c[1].peer_parity);
+	MRE_EXPECT_EQ(test, r.p->by_type[0][MRE_T_PARITY], 0);
 }
 
 
@@ -286,6 +289,86 @@ MRE_TEST(conn_one_loss_fast_retransmit)
 		      r.p->n[0].ep.ctr.loss_time, 1);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.rto, 0);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
+}
+
+/*
+ * PARITY (parity.c): a 64 KiB WRITE (64 packets) loses @n of its last 16,
+ * with PARITY on whatever the loss rate (parity_ppm 0) or off
+ * (parity_pkts 0). Returns when the WRITE completed (fake ns).
+ */
+static u64 parity_tail(struct kunit *test, const u64 *idx, u32 n, bool on,
+		       struct rig *r)
+{
+	struct drops d = { .n = n, .path = -1 };
+	struct mre_config cfg;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		d.idx[i] = idx[i];
+	mre_config_default(&cfg);
+	cfg.parity_ppm = 0;
+	if (!on)
+		cfg.parity_pkts = 0;
+	rig_init(test, r, &cfg, 5000);
+	set_drops(r, &d);
+	write(r, 0, 64 * KB, 1);
+	while (!r->a->nlog && r->p->now < 100000000)
+		if (!pair_step(r->p))
+			break;
+	MRE_EXPECT_EQ(test, r->a->nlog, 1);
+	MRE_EXPECT_EQ(test, r->a->log[0].status, MRE_ST_OK);
+	i = (u32)r->p->now;
+	pair_run(r->p, 10000000);
+	MRE_EXPECT(test, exactly_once(r, 0, 64 * KB));
+	MRE_EXPECT_EQ(test, r->a->order_violations, 0);
+	MRE_EXPECT_EQ(test, r->p->n[0].ep.par.tx, on ? 1 : 0);
+	MRE_EXPECT_EQ(test, r->p->by_type[0][MRE_T_PARITY], on ? 1 : 0);
+	return i;
+}
+
+MRE_TEST(conn_parity_rebuilds_tail)
+{
+	static const u64 last[] = { 63 }, mid[] = { 55 };
+	struct rig r;
+	u64 with, without;
+
+	/* the last packet: rebuilt at once, nothing resent */
+	with = parity_tail(test, last, 1, true, &r);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 1);
+	MRE_EXPECT_EQ(test, r.p->n[1].rebuilt, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
+	without = parity_tail(test, last, 1, false, &r);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 0);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
+	MRE_LOG(test, "last lost: done at %llu ns with PARITY, %llu without",
+		     (unsigned long long)with, (unsigned long long)without);
+	/* a round trip (10 us) sooner at least */
+	MRE_EXPECT_GE(test, without, with + 10000);
+	/*
+	 * One in the middle of the tail: rebuilt too, but the last packet's
+	 * ACK showed a later PSN of its path first (FACK), so it was resent
+	 * as well, and arrived as a duplicate.
+	 */
+	with = parity_tail(test, mid, 1, true, &r);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 1);
+	MRE_EXPECT_LE(test, r.p->n[0].ep.ctr.tx_retx, 1);
+	without = parity_tail(test, mid, 1, false, &r);
+	MRE_LOG(test, "middle lost: done at %llu ns with PARITY, %llu without",
+		(unsigned long long)with, (unsigned long long)without);
+	MRE_EXPECT_LE(test, with, without);
+}
+
+/* two of the tail lost: the PARITY cannot help, the resends do */
+MRE_TEST(conn_parity_two_lost)
+{
+	static const u64 two[] = { 50, 60 };
+	struct rig r;
+
+	parity_tail(test, two, 2, true, &r);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 0);
+	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.short_of, 1);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 2);
 }
 
 /* kernel/param.c's and mroce-ep's software values */
@@ -817,11 +900,17 @@ MRE_TEST(conn_tail_loss_rto)
 }
 
 /* four 64 KiB WRITEs with @ppm per million of loss both ways, ACKs included */
-static void lossy_writes(struct kunit *test, struct rig *r, u64 *ppm)
+/* four 64 KiB WRITEs through random loss; @parity: PARITY allowed */
+static void lossy_writes(struct kunit *test, struct rig *r, u64 *ppm,
+			 bool parity)
 {
+	struct mre_config cfg;
 	u32 i;
 
-	rig_init(test, r, NULL, 5000);
+	mre_config_default(&cfg);
+	if (!parity)
+		cfg.parity_pkts = 0;
+	rig_init(test, r, &cfg, 5000);
 	r->p->hook = pair_hook_loss;
 	r->p->hook_ctx = ppm;
 	for (i = 0; i < 4; i++)
@@ -836,7 +925,7 @@ MRE_TEST(conn_random_loss_exactly_once)
 	struct rig r;
 	u32 i;
 
-	lossy_writes(test, &r, &ppm);
+	lossy_writes(test, &r, &ppm, true);
 	for (i = 0; i < r.a->nlog; i++) {
 		MRE_EXPECT_EQ(test, r.a->log[i].wr_id, i);
 		MRE_EXPECT_EQ(test, r.a->log[i].status, MRE_ST_OK);
@@ -877,7 +966,8 @@ MRE_TEST(conn_trace_follows_counters)
 	struct rig r;
 	u32 i, k;
 
-	lossy_writes(test, &r, &ppm);
+	/* no PARITY: a loss it repaired would be no loss to the sender */
+	lossy_writes(test, &r, &ppm, false);
 	MRE_EXPECT_GE(test, tr_sum(&r.p->n[0], MRE_TR_LOSS), 5);
 	for (k = 0; k < 2; k++) {
 		const struct mdl_node *n = &r.p->n[k];
@@ -2930,6 +3020,8 @@ MRE_SUITE(conn,
 	  MRE_CASE(conn_answer_resend_lost),
 	  MRE_CASE(conn_write_lossless),
 	  MRE_CASE(conn_one_loss_fast_retransmit),
+	  MRE_CASE(conn_parity_rebuilds_tail),
+	  MRE_CASE(conn_parity_two_lost),
 	  MRE_CASE(conn_lazy_acks_wide_window_no_spurious),
 	  MRE_CASE(conn_beside_tcp),
 	  MRE_CASE(conn_rtt_beyond_rto_max),

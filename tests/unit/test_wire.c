@@ -164,6 +164,59 @@ MRE_TEST(wire_connect_roundtrip)
 	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
 }
 
+/*
+ * PARITY: a WRITE's DATA header, its last packet's flags, covering
+ * [offset, mlen) in plen-byte packets; cflags' PARITY bit in CONNECT
+ */
+MRE_TEST(wire_parity)
+{
+	struct mre_pkt in = data_pkt(MRE_OP_WRITE), out;
+	u8 buf[256] = { 0 };
+	u32 hl, len;
+
+	in.type = MRE_T_PARITY;
+	in.data.mlen = 2048 + 16 * 100;		/* 16 packets of 100 */
+	hl = mre_wire_put(buf, &in);
+	len = hl + in.data.plen;
+	MRE_ASSERT(test, mre_wire_parse(buf, len, &out) == MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, out.type, MRE_T_PARITY);
+	MRE_EXPECT_EQ(test, out.data.tsn, in.data.tsn);
+	MRE_EXPECT_EQ(test, out.data.offset, 2048);
+	MRE_EXPECT_EQ(test, out.data.rkey, 0x1234);
+	MRE_EXPECT_EQ(test, out.data.plen, 100);
+	MRE_EXPECT_EQ(test, mre_wire_type_name(MRE_T_PARITY)[0], 'P');
+	/* 65 packets: more than one PARITY covers */
+	put_be32(buf + 44, 2048 + 64 * 100 + 1);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+	put_be32(buf + 44, 2048 + 64 * 100);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_OK);
+	buf[49] = 0;				/* not the message's last */
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+	buf[49] = MRE_DF_LAST;
+	in.data.op = MRE_OP_SEND;		/* only WRITEs */
+	in.data.dflags = MRE_DF_LAST | MRE_DF_RECV;
+	mre_memset(buf, 0, sizeof(buf));
+	hl = mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl + in.data.plen, &out),
+		      MRE_PARSE_FIELD);
+	in.data.op = MRE_OP_WRITE;		/* no payload: no stride */
+	in.data.dflags = MRE_DF_LAST;
+	in.data.plen = 0;
+	hl = mre_wire_put(buf, &in);
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, hl, &out), MRE_PARSE_FIELD);
+	/* CONNECT: the PARITY bit is known, the others reserved */
+	in = (struct mre_pkt){
+		.type = MRE_T_CONNECT, .path = 1,
+		.connect = { .src_cid = 77, .isn = 88, .window_log2 = 10,
+			     .npaths = 8, .cflags = MRE_CF_PARITY },
+	};
+	len = mre_wire_put(buf, &in);
+	MRE_ASSERT(test, mre_wire_parse(buf, len, &out) == MRE_PARSE_OK);
+	MRE_EXPECT_EQ(test, out.connect.cflags, MRE_CF_PARITY);
+	buf[MRE_COMMON_LEN + 19] = 2;
+	MRE_EXPECT_EQ(test, mre_wire_parse(buf, len, &out), MRE_PARSE_FIELD);
+}
+
 MRE_TEST(wire_rejects)
 {
 	struct mre_pkt in = data_pkt(MRE_OP_WRITE), out;
@@ -365,6 +418,7 @@ MRE_SUITE(wire,
 	  MRE_CASE(wire_ack_roundtrip),
 	  MRE_CASE(wire_connect_roundtrip),
 	  MRE_CASE(wire_proof_roundtrip),
+	  MRE_CASE(wire_parity),
 	  MRE_CASE(wire_rejects),
 	  MRE_CASE(wire_no_payload_ops),
 	  MRE_CASE(wire_atomic_write_flush),

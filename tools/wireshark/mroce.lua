@@ -15,7 +15,7 @@ local P = Proto("mroce", "MetaRoCE")
 
 local types = { [1] = "DATA", [2] = "ACK", [3] = "CONNECT", [4] = "ACCEPT",
 	[5] = "RESET", [6] = "PROBE", [7] = "UD", [8] = "RETRY", [9] = "CHALLENGE",
-	[10] = "ECHO" }
+	[10] = "ECHO", [11] = "PARITY" }
 local ops = { [1] = "SEND", [2] = "WRITE", [3] = "READ_REQ", [4] = "READ_RESP",
 	[5] = "ATOMIC_REQ", [6] = "ATOMIC_RESP", [7] = "NAK", [8] = "NOP",
 	[9] = "ATOMIC_WRITE_REQ", [10] = "FLUSH_REQ" }
@@ -226,7 +226,7 @@ function P.dissector(buf, pinfo, tree)
 	fl:add(F.flag_ack_req, buf(1, 1)); fl:add(F.flag_retx, buf(1, 1))
 	t:add(F.path, buf(2, 2)); t:add(F.dst_cid, buf(4, 8)); t:add(F.psn, buf(12, 4)); t:add(F.ts, buf(16, 4))
 	local ty, info = buf(0, 1):uint() % 16, ""
-	if ty == 1 and buf:len() >= 52 then info = data(buf, t)
+	if (ty == 1 or ty == 11) and buf:len() >= 52 then info = data(buf, t)
 	elseif ty == 2 and buf:len() >= 100 then info = ack(buf, t)
 	elseif (ty == 3 or ty == 4) and buf:len() >= 48 then info = connect(buf, t)
 	elseif ty == 5 and buf:len() >= 32 then

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * PARITY: a WRITE's tail, repaired without a round trip (protocol.md 6.7).
+ *
+ * A synchronous collective moves one message per step and waits for it: a
+ * packet lost near a message's end is found only when later packets of
+ * the same message are acknowledged, or the next step's, or a tail probe,
+ * and the step then costs a round trip under load plus the resend. While
+ * a connection loses packets (at least parity_ppm of a window of its
+ * first transmissions found lost, parity.h), the sender follows the last parity_pkts packets of each
+ * WRITE with one PARITY: their XOR, plen bytes a packet. It is sequenced
+ * on a path like a PROBE (never resent: its loss costs nothing but the
+ * repair) and carries the WRITE's header, so the receiver can rebuild any
+ * one of those packets that has not come from the others, which it has
+ * placed, and accept it as if it had arrived. The sender still finds the
+ * loss as ever (its path's congestion control sees it), but by then the
+ * ACK that carries the rebuilt TSN has usually retired it, and nothing
+ * is resent.
+ *
+ * Only WRITEs: their destination names itself (rkey, raddr), so the
+ * receiver reads the packets that did come back from where it put them.
+ * Only a node that said so in its CONNECT or ACCEPT (MRE_CF_PARITY) is
+ * sent any.
+ */
+#include "parity.h"
+#include "msg.h"
+#include "stream.h"
+#include "tsn.h"
+
+u32 mre_parity_tail(struct mre_conn *c, u32 tsn, u32 *first)
+{
+	const struct mre_config *cfg = mre_cfg(c);
+	const struct mre_txd *last = mre_txd_of(c, tsn), *t;
+	u32 n, i, stride;
+
+	if (!c->peer_parity || !mre_parity_takes(c->ep) ||
+	    last->op != MRE_OP_WRITE || !(last->dflags & MRE_DF_LAST) ||
+	    !last->offset || (!c->par_on && cfg->parity_ppm))
+		return 0;
+	/* the tail: up to parity_pkts packets, all still held, in a row */
+	n = MRE_MIN(cfg->parity_pkts, MRE_PARITY_MAX);
+	n = MRE_MIN(n, tsn - c->tsn_una + 1);
+	if (n < 2)
+		return 0;
+	t = mre_txd_of(c, tsn - 1);
+	stride = t->len;
+	if (!stride || last->offset < (u64)(n - 1) * stride)
+		n = stride ? last->offset / stride + 1 : 0;
+	if (n < 2)
+		return 0;
+	for (i = 1; i < n; i++) {
+		t = mre_txd_of(c, tsn - i);
+		if (t->stream != last->stream || t->msn != last->msn ||
+		    t->op != MRE_OP_WRITE || t->len != stride ||
+		    t->offset != last->offset - i * stride) {
+			c->ep->par.skipped++;
+			return 0;
+		}
+	}
+	*first = tsn - (n - 1);
+	return n;
+}
+
+/* has TSN @tsn arrived (accepted, or placed out of order)? */
+static bool tsn_in(const struct mre_conn *c, u32 tsn)
+{
+	return seq_lt(tsn, c->rxw.base) || mre_win_test(&c->rxw, tsn);
+}
+
+void mre_parity_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now)
+{
+	const struct mre_pkt_data *d = &pkt->data;
+	struct mre_rebuild rb = {
+		.rkey = d->rkey, .raddr = d->raddr, .off = d->offset,
+		.stride = d->plen, .mlen = d->mlen,
+	};
+	u32 n = (d->mlen - d->offset + d->plen - 1) / d->plen;
+	u32 i, miss = n;
+	struct mre_stream *s;
+	struct mre_pkt r;
+	const u8 *data;
+
+	c->ep->par.rx++;
+	/* wholly inside the window (parse_parity() bounds n) */
+	if (!seq_lt(d->tsn + n - 1, c->rxw.base + c->wsize) ||
+	    seq_lt(d->tsn + n, d->tsn)) {
+		c->ep->ctr.drop_window++;
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (tsn_in(c, d->tsn + i))
+			continue;
+		if (miss != n) {
+			c->ep->par.short_of++;
+			return;
+		}
+		miss = i;
+	}
+	if (miss == n) {
+		c->ep->par.unused++;
+		return;
+	}
+	s = mre_conn_stream(c, d->dst_stream);
+	if (!s || s->conn != c || s->remote_id != d->src_stream ||
+	    s->state != MRE_STREAM_ACTIVE) {
+		c->ep->par.failed++;
+		return;
+	}
+	rb.miss = d->offset + miss * d->plen;
+	rb.len = MRE_MIN(d->plen, d->mlen - rb.miss);
+	data = c->ep->ops->parity(s, &rb, pkt->payload);
+	if (!data) {
+		c->ep->par.failed++;
+		return;
+	}
+	/* the packet as its sender built it (send.c, req_next() in stream.c) */
+	r = *pkt;
+	r.type = MRE_T_DATA;
+	r.payload = data;
+	r.data.tsn = d->tsn + miss;
+	r.data.offset = rb.miss;
+	r.data.plen = (u16)rb.len;
+	r.data.dflags = (d->dflags & (MRE_DF_IMM | MRE_DF_RECV)) |
+			(rb.miss ? 0 : MRE_DF_FIRST) |
+			(miss == n - 1 ? d->dflags & (MRE_DF_LAST |
+						      MRE_DF_SOLICIT) : 0);
+	if (mre_msg_rx(c, &r, now) == MRE_SYN_NONE)
+		c->ep->par.rebuilt++;
+	else
+		c->ep->par.failed++;
+}
