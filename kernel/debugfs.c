@@ -73,6 +73,24 @@ static int peers_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(peers);
 
+/* PARITY (protocol.md 6.7), which the statistics message has no room for */
+static int parity_show(struct seq_file *m, void *v)
+{
+	static const char *const names[] = {
+		"tx", "rx", "rebuilt", "unused", "short", "failed", "skipped",
+	};
+	const struct mroce_dev *mdev = m->private;
+	const u64 *ctr = (const u64 *)&mdev->ep.par;
+	u32 i;
+
+	BUILD_BUG_ON(sizeof(mdev->ep.par) != sizeof(names) / sizeof(*names) *
+		     sizeof(u64));
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		seq_printf(m, "%s %llu\n", names[i], ctr[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(parity);
+
 static int ofl_counters_show(struct seq_file *m, void *v)
 {
 	return mroce_ofl_counters_show(m->private, m);
@@ -84,6 +102,7 @@ void mroce_debugfs_add(struct mroce_dev *mdev)
 	mdev->debugfs = debugfs_create_dir(dev_name(&mdev->ibdev.dev),
 					   mroce_debugfs_root);
 	debugfs_create_file("peers", 0400, mdev->debugfs, mdev, &peers_fops);
+	debugfs_create_file("parity", 0400, mdev->debugfs, mdev, &parity_fops);
 	if (mroce_ofl_has_counters(mdev))	/* the NIC's, by query */
 		debugfs_create_file("ofl_counters", 0400, mdev->debugfs, mdev,
 				    &ofl_counters_fops);

@@ -18,6 +18,7 @@
 
 #include "comp.h"
 #include "embed.h"
+#include "parity.h"
 #include "peer.h"
 #include "plane.h"
 #include "qp.h"
@@ -74,6 +75,7 @@ const struct mre_ops mroce_engine_ops = {
 	.atomic = mroce_resp_atomic,
 	.atomic_write = mroce_resp_atomic_write,
 	.recv_done = mroce_resp_recv_done,
+	.parity = mroce_parity_rebuild,
 	.stream_error = mroce_comp_stream_error,
 	.conn_event = mroce_peer_conn_event,
 	.trace = mroce_trace_engine,

@@ -21,6 +21,7 @@
 #include "devlist.h"
 #include "netdev.h"
 #include "param.h"
+#include "parity.h"
 #include "socket.h"
 
 static struct rdma_link_ops mroce_link_ops = {
@@ -34,9 +35,12 @@ static int __init mroce_init(void)
 
 	mroce_counters_init();
 	mroce_debugfs_init();
-	err = mroce_cq_init();
+	err = mroce_parity_init();
 	if (err)
 		goto err_debugfs;
+	err = mroce_cq_init();
+	if (err)
+		goto err_parity;
 	err = mroce_devlist_init();
 	if (err)
 		goto err_cq;
@@ -58,6 +62,8 @@ err_devlist:
 	mroce_devlist_exit();
 err_cq:
 	mroce_cq_exit();
+err_parity:
+	mroce_parity_exit();
 err_debugfs:
 	mroce_debugfs_exit();
 	return err;
@@ -73,6 +79,7 @@ static void __exit mroce_exit(void)
 	mroce_socket_exit();
 	mroce_devlist_exit();
 	mroce_cq_exit();
+	mroce_parity_exit();
 	mroce_debugfs_exit();
 	pr_info("unloaded\n");
 }

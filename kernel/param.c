@@ -83,6 +83,13 @@ static uint loss_queue_pct;
 module_param(loss_queue_pct, uint, 0444);
 MODULE_PARM_DESC(loss_queue_pct, "a loss with the path's RTT this % above its least halves the windows (congestion), 0..10000 (default 0: loss never cuts)");
 
+static uint parity_pkts = 16;
+module_param(parity_pkts, uint, 0444);
+MODULE_PARM_DESC(parity_pkts, "while packets are lost, a PARITY follows the last this many packets of each WRITE so that the receiver rebuilds one lost of them, 0..64, 0: none sent or taken (default 16)");
+static uint parity_ppm = 2000;
+module_param(parity_ppm, uint, 0444);
+MODULE_PARM_DESC(parity_ppm, "PARITY while at least this many packets per million of a connection are lost, 0: always (default 2000)");
+
 void mroce_engine_config(struct mre_config *cfg)
 {
 	mre_config_default(cfg);
@@ -102,6 +109,8 @@ void mroce_engine_config(struct mre_config *cfg)
 	cfg->small_bytes = small_msg;
 	cfg->ack_ooo_now = ack_ooo;
 	cfg->loss_queue_pct = loss_queue_pct;
+	cfg->parity_pkts = parity_pkts;
+	cfg->parity_ppm = parity_ppm;
 	/* software endpoints jitter by milliseconds: probe gently */
 	cfg->probe_min_ns = max_t(u64, cfg->probe_min_ns, 4 * cfg->rto_min_ns);
 	cfg->connect_ns = max_t(u64, cfg->connect_ns, cfg->rto_init_ns);

@@ -10,6 +10,7 @@
 #include "loop.h"
 #include "mr.h"
 #include "net.h"
+#include "parity.h"
 #include "peer.h"
 #include "qp.h"
 #include "req.h"
@@ -410,6 +411,15 @@ static void gather_wqe(struct mroce_qp *qp, const struct mre_xmit *x, u8 *dst)
 		memset(dst, 0, x->pl_len);
 }
 
+/* a PARITY's payload: the WQE's pieces from pl_offset on, XORed */
+static void gather_parity(struct mroce_qp *qp, const struct mre_xmit *x,
+			  u8 *dst)
+{
+	struct mroce_swqe *w = mroce_swqe(qp, qp->sq_base + x->pl_msn);
+
+	mroce_parity_fold(qp, x, w->length, dst, gather_wqe);
+}
+
 int mroce_req_xmit(struct mre_conn *c, const struct mre_xmit *x)
 {
 	struct mroce_peer *peer = mroce_peer_of(c);
@@ -427,6 +437,8 @@ int mroce_req_xmit(struct mre_conn *c, const struct mre_xmit *x)
 	p += x->hdr_len;
 	if (x->pl_src == MRE_PL_WQE) {
 		gather_wqe(mroce_qp_of_stream(x->pl_stream), x, p);
+	} else if (x->pl_src == MRE_PL_PARITY) {
+		gather_parity(mroce_qp_of_stream(x->pl_stream), x, p);
 	} else if (x->pl_src == MRE_PL_MR &&
 		   mroce_resp_read(mroce_qp_of_stream(x->pl_stream), x, p)) {
 		kfree_skb(skb);

@@ -407,6 +407,8 @@ FILES = [
      "the counters, one file each"),
     ("/sys/kernel/debug/mroce/NAME/ofl_counters",
      "the counters of the device's offload, by query, where it has them (root only)"),
+    ("/sys/kernel/debug/mroce/NAME/parity",
+     "the device's PARITY counters (root only)"),
     ("/sys/kernel/debug/mroce/NAME/peers",
      "the device's peers, connections and paths (root only)"),
     ("/etc/libibverbs.d/mroce.driver",

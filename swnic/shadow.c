@@ -487,7 +487,10 @@ int swnic_shadow_cmd(struct swnic_shadow *sh, const struct mroce_ofl_cmd *c)
 
 /* --- the packet checks (RCU) ---------------------------------------------- */
 
-/* the received packet as the wire code reads it; false: not DATA or UD */
+/*
+ * The packet as the wire code reads it; false: not DATA, PARITY (a WRITE's
+ * header: its stream and rkey are checked as that WRITE's) or UD
+ */
 static bool sh_parse(struct sk_buff *skb, struct mre_pkt *p, bool pull)
 {
 	u8 type;
@@ -496,7 +499,7 @@ static bool sh_parse(struct sk_buff *skb, struct mre_pkt *p, bool pull)
 	    (pull && !pskb_may_pull(skb, MRE_COMMON_LEN)))
 		return false;
 	type = skb->data[0] & 0xf;
-	if (type != MRE_T_DATA && type != MRE_T_UD)
+	if (type != MRE_T_DATA && type != MRE_T_PARITY && type != MRE_T_UD)
 		return false;
 	/* the fixed header only: the parser reads no payload */
 	if (pull && !pskb_may_pull(skb, min_t(u32, skb->len, MRE_MAX_HDR_LEN)))

@@ -27,40 +27,6 @@
 #include "stream.h"
 #include "tsn.h"
 
-u32 mre_parity_tail(struct mre_conn *c, u32 tsn, u32 *first)
-{
-	const struct mre_config *cfg = mre_cfg(c);
-	const struct mre_txd *last = mre_txd_of(c, tsn), *t;
-	u32 n, i, stride;
-
-	if (!c->peer_parity || !mre_parity_takes(c->ep) ||
-	    last->op != MRE_OP_WRITE || !(last->dflags & MRE_DF_LAST) ||
-	    !last->offset || (!c->par_on && cfg->parity_ppm))
-		return 0;
-	/* the tail: up to parity_pkts packets, all still held, in a row */
-	n = MRE_MIN(cfg->parity_pkts, MRE_PARITY_MAX);
-	n = MRE_MIN(n, tsn - c->tsn_una + 1);
-	if (n < 2)
-		return 0;
-	t = mre_txd_of(c, tsn - 1);
-	stride = t->len;
-	if (!stride || last->offset < (u64)(n - 1) * stride)
-		n = stride ? last->offset / stride + 1 : 0;
-	if (n < 2)
-		return 0;
-	for (i = 1; i < n; i++) {
-		t = mre_txd_of(c, tsn - i);
-		if (t->stream != last->stream || t->msn != last->msn ||
-		    t->op != MRE_OP_WRITE || t->len != stride ||
-		    t->offset != last->offset - i * stride) {
-			c->ep->par.skipped++;
-			return 0;
-		}
-	}
-	*first = tsn - (n - 1);
-	return n;
-}
-
 /* has TSN @tsn arrived (accepted, or placed out of order)? */
 static bool tsn_in(const struct mre_conn *c, u32 tsn)
 {

@@ -64,13 +64,6 @@ static inline void mre_parity_lost(struct mre_conn *c, bool queued)
 		c->par_lost++;
 }
 
-/*
- * The tail a PARITY covers after @tsn, the last packet of a WRITE, went
- * out for the first time: its packets (2 or more, in a row of TSNs), 0 for
- * none; *@first its first TSN.
- */
-u32 mre_parity_tail(struct mre_conn *c, u32 tsn, u32 *first);
-
 /* a PARITY arrived and passed its path: rebuild what it can */
 void mre_parity_rx(struct mre_conn *c, const struct mre_pkt *pkt, u64 now);
 

@@ -101,6 +101,17 @@ loop_resends() {
 	[ "$data" -ge 1000 ] && [ $((retx * 100)) -lt $((data * pct)) ]
 }
 
+# PARITY (debugfs parity) of devices "$@": some sent and some rebuilt
+parity_used() {
+	local d tx=0 rb=0
+	for d in "$@"; do
+		sed "s/^/# $d parity /" "/sys/kernel/debug/mroce/$d/parity"
+		tx=$((tx + $(awk '$1 == "tx" { print $2 }' "/sys/kernel/debug/mroce/$d/parity")))
+		rb=$((rb + $(awk '$1 == "rebuilt" { print $2 }' "/sys/kernel/debug/mroce/$d/parity")))
+	done
+	[ "$tx" -gt 0 ] && [ "$rb" -gt 0 ]
+}
+
 # moved DELTA NAME: the client device's counter NAME in DELTA (delta's
 # output), 0 when it did not move
 moved() {
@@ -298,6 +309,10 @@ suite() {	# suite DRIVER
 		rping -c -a "$S_IP" -V -C 50 -S 4096
 	echo "# netem: $(netem_drops)"
 	counters "$C_DEV" "$S_DEV"
+	# the loss turned PARITY on, and what it rebuilt passed xfer's byte checks
+	[ "$DRV" = rxe ] ||
+		t_ok "$DRV: PARITY under netem: sent, and packets rebuilt from it" \
+			parity_used "$C_DEV" "$S_DEV"
 	netem_off
 
 	if [ "$DRV" = swnic ]; then
