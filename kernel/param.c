@@ -85,7 +85,7 @@ MODULE_PARM_DESC(loss_queue_pct, "a loss with the path's RTT this % above its le
 
 static uint parity_pkts = 16;
 module_param(parity_pkts, uint, 0444);
-MODULE_PARM_DESC(parity_pkts, "while packets are lost, a PARITY follows the last this many packets of each WRITE so that the receiver rebuilds one lost of them, 0..64, 0: none sent or taken (default 16)");
+MODULE_PARM_DESC(parity_pkts, "while packets are lost, a PARITY follows the last this many packets of each WRITE with immediate so that the receiver rebuilds one lost of them, 0..64, 0: none sent or taken (default 16)");
 static uint parity_ppm = 2000;
 module_param(parity_ppm, uint, 0444);
 MODULE_PARM_DESC(parity_ppm, "PARITY while at least this many packets per million of a connection are lost, 0: always (default 2000)");

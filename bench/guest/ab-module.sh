@@ -13,7 +13,7 @@
 #                       mroce_swnic running both devices (the hook in use)
 #     scale=1           multiplies the message counts
 #     cases=NAME,...    only these cases (default: all of CASES below)
-#     loss=1%           netem loss of the *_loss cases (vethA's egress,
+#     loss=1%           netem loss of the *_loss* cases (vethA's egress,
 #                       the data direction, as bench/guest/bench.sh)
 #     before_params=P   "before" is this tree's module loaded with the
 #                       module parameters P (e.g. "loop_direct=N"; no -f
@@ -37,7 +37,8 @@ for a in "$@"; do
 	esac
 done
 [ -n "$BEFORE" ] || [ -n "$BPARAMS" ] || BEFORE=$(find /mnt/host -mindepth 2 -name mroce.ko | head -1)
-# name | perftest program and options | metric (bw MB/s or lat t_typical us)
+# name | perftest program and options | metric (bw MB/s; lat t_typical, latavg
+# t_avg, lat99 the 99th percentile, us)
 CASES="
 write_bw_4k|ib_write_bw -s 4096 -n 5000|bw
 send_bw_4k|ib_send_bw -s 4096 -n 5000|bw
@@ -50,6 +51,9 @@ write_lat_2_lo|ib_write_lat -s 2 -n 2000|lat
 write_bw_64k_lo|ib_write_bw -s 65536 -n 1000|bw
 write_bw_64k_loss|ib_write_bw -s 65536 -n 300|bw
 write_bw_4k_loss|ib_write_bw -s 4096 -n 5000|bw
+write_lat_4k_loss|ib_write_lat -s 4096 -n 1000|lat99
+write_lat_4k_loss_avg|ib_write_lat -s 4096 -n 1000|latavg
+write_lat_64k_loss|ib_write_lat -s 65536 -n 200|lat99
 "
 if [ -n "$ONLY" ]; then
 	CASES=$(grep -E "^(${ONLY//,/|})\|" <<<"$CASES")
@@ -105,12 +109,14 @@ run() {	# run ROUND VARIANT CASE
 	[[ $3 == *_lo ]] && sdev=mA sip=$C_IP sg=$cg
 	for try in 1 2 3; do
 		name=$2-$3-$1-$try
-		[[ $3 == *_loss ]] && tc qdisc replace dev vethA root netem loss "$LOSS"
+		[[ $3 == *_loss* ]] && tc qdisc replace dev vethA root netem loss "$LOSS"
 		C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) "${args[@]}" -d "$sdev" -x "$sg" -F -- \
 			"${args[@]}" -d mA -x "$cg" -F "$sip" > "$PAIR_LOG/$name.fail" 2>&1
-		[[ $3 == *_loss ]] && tc qdisc del dev vethA root
-		if [ "$metric" = lat ]; then
-			fig=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+/ {print $5; exit}' "$PAIR_LOG/$name.cli")
+		[[ $3 == *_loss* ]] && tc qdisc del dev vethA root
+		if [[ $metric == lat* ]]; then
+			# t_typical, t_avg or the 99th percentile (usec)
+			i=$(case $metric in lat) echo 5;; latavg) echo 6;; lat99) echo 8;; esac)
+			fig=$(awk -v f="$i" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+/ {print $f; exit}' "$PAIR_LOG/$name.cli")
 		else
 			fig=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $4; exit}' "$PAIR_LOG/$name.cli")
 		fi

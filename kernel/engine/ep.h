@@ -71,10 +71,10 @@ struct mre_config {
 	u32 small_bytes;	/* a message this small keeps to one path (send.c) */
 	u32 reset_burst;	/* RESETs a second to one source (demux.c) */
 	/*
-	 * A WRITE's last packets, up to this many, get a PARITY after them
-	 * while the connection loses at least parity_ppm of its packets
-	 * (parity.h; 0 ppm: always); parity_pkts 0: no PARITY sent or
-	 * taken (it also needs mre_ops.parity).
+	 * A WRITE with immediate: its last packets, up to this many, get a
+	 * PARITY after them while the connection loses at least parity_ppm
+	 * of its packets (parity.h; 0 ppm: always); parity_pkts 0: no
+	 * PARITY sent or taken (it also needs mre_ops.parity).
 	 */
 	u32 parity_pkts;
 	u32 parity_ppm;

@@ -3,19 +3,19 @@
  * PARITY: a WRITE's tail, repaired without a round trip (protocol.md 6.7).
  *
  * A synchronous collective moves one message per step and waits for it: a
- * packet lost near a message's end is found only when later packets of
- * the same message are acknowledged, or the next step's, or a tail probe,
+ * packet lost near a message's end is found only when later packets are
+ * acknowledged (the same message's, the next step's) or by a tail probe,
  * and the step then costs a round trip under load plus the resend. While
- * a connection loses packets (at least parity_ppm of a window of its
- * first transmissions found lost, parity.h), the sender follows the last parity_pkts packets of each
- * WRITE with one PARITY: their XOR, plen bytes a packet. It is sequenced
- * on a path like a PROBE (never resent: its loss costs nothing but the
- * repair) and carries the WRITE's header, so the receiver can rebuild any
- * one of those packets that has not come from the others, which it has
- * placed, and accept it as if it had arrived. The sender still finds the
- * loss as ever (its path's congestion control sees it), but by then the
- * ACK that carries the rebuilt TSN has usually retired it, and nothing
- * is resent.
+ * a connection loses packets (parity.h), the sender follows the last
+ * parity_pkts packets of each WRITE with immediate (what a receiver waits
+ * for; plain WRITEs are bulk, which PARITY would only slow) with one
+ * PARITY: their XOR, plen bytes a packet (send.c). It is sequenced on a
+ * path like a PROBE (never resent: its loss costs only the repair) and
+ * carries the WRITE's header, so the receiver can rebuild any one of those
+ * packets from the others, which it has placed, and accept it as if it had
+ * arrived (here). The ACK that carries the rebuilt TSN settles the lost
+ * PSN too (tsn_settle), usually before the sender found it lost: nothing
+ * is resent, and the sender never sees that loss.
  *
  * Only WRITEs: their destination names itself (rkey, raddr), so the
  * receiver reads the packets that did come back from where it put them.

@@ -515,6 +515,7 @@ static u32 parity_tail(struct mre_conn *c, u32 tsn, u32 *first)
 
 	if (!c->peer_parity || !mre_parity_takes(c->ep) ||
 	    last->op != MRE_OP_WRITE || !(last->dflags & MRE_DF_LAST) ||
+	    !(last->dflags & MRE_DF_IMM) ||
 	    !last->offset || (!c->par_on && cfg->parity_ppm))
 		return 0;
 	/* the tail: up to parity_pkts packets, all still held, in a row */

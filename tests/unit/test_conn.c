@@ -292,14 +292,21 @@ MRE_TEST(conn_one_loss_fast_retransmit)
 }
 
 /*
- * PARITY (parity.c): a 64 KiB WRITE (64 packets) loses @n of its last 16,
- * with PARITY on whatever the loss rate (parity_ppm 0) or off
- * (parity_pkts 0). Returns when the WRITE completed (fake ns).
+ * PARITY (protocol.md 6.7): a 64 KiB WRITE with immediate (64 packets)
+ * loses the packets @idx of its last 16, with PARITY on whatever the loss
+ * rate (parity_ppm 0) or off (parity_pkts 0); @imm false: a plain WRITE,
+ * which gets none. Returns when the receiver was told (its receive
+ * completion; the sender's, for a plain WRITE), in fake ns.
  */
 static u64 parity_tail(struct kunit *test, const u64 *idx, u32 n, bool on,
-		       struct rig *r)
+		       bool imm, struct rig *r)
 {
 	struct drops d = { .n = n, .path = -1 };
+	struct mre_wqe w = {
+		.op = MRE_OP_WRITE, .len = 64 * KB, .flags = imm ? MRE_WQE_IMM : 0,
+		.imm = 0x5eed,
+	};
+	struct mdl_qp *told;
 	struct mre_config cfg;
 	u32 i;
 
@@ -311,18 +318,26 @@ static u64 parity_tail(struct kunit *test, const u64 *idx, u32 n, bool on,
 		cfg.parity_pkts = 0;
 	rig_init(test, r, &cfg, 5000);
 	set_drops(r, &d);
-	write(r, 0, 64 * KB, 1);
-	while (!r->a->nlog && r->p->now < 100000000)
+	w.rkey = r->mr->key;
+	w.raddr = 0x10000;
+	if (imm)
+		mdl_post_recv(r->b, NULL, 0, 77);
+	mdl_post_send(r->a, &w, r->src, 1);
+	told = imm ? r->b : r->a;
+	while (!told->nlog && r->p->now < 100000000)
 		if (!pair_step(r->p))
 			break;
-	MRE_EXPECT_EQ(test, r->a->nlog, 1);
-	MRE_EXPECT_EQ(test, r->a->log[0].status, MRE_ST_OK);
+	MRE_EXPECT_EQ(test, told->nlog, 1);
+	MRE_EXPECT_EQ(test, told->log[0].status, MRE_ST_OK);
+	if (imm)
+		MRE_EXPECT_EQ(test, told->log[0].imm, 0x5eed);
 	i = (u32)r->p->now;
 	pair_run(r->p, 10000000);
+	MRE_EXPECT_EQ(test, r->a->nlog, 1);
 	MRE_EXPECT(test, exactly_once(r, 0, 64 * KB));
 	MRE_EXPECT_EQ(test, r->a->order_violations, 0);
-	MRE_EXPECT_EQ(test, r->p->n[0].ep.par.tx, on ? 1 : 0);
-	MRE_EXPECT_EQ(test, r->p->by_type[0][MRE_T_PARITY], on ? 1 : 0);
+	MRE_EXPECT_EQ(test, r->p->n[0].ep.par.tx, on && imm ? 1 : 0);
+	MRE_EXPECT_EQ(test, r->p->by_type[0][MRE_T_PARITY], on && imm ? 1 : 0);
 	return i;
 }
 
@@ -333,16 +348,16 @@ MRE_TEST(conn_parity_rebuilds_tail)
 	u64 with, without;
 
 	/* the last packet: rebuilt at once, nothing resent */
-	with = parity_tail(test, last, 1, true, &r);
+	with = parity_tail(test, last, 1, true, true, &r);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 1);
 	MRE_EXPECT_EQ(test, r.p->n[1].rebuilt, 1);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 0);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.ctr.rx_dup_tsn, 0);
-	without = parity_tail(test, last, 1, false, &r);
+	without = parity_tail(test, last, 1, false, true, &r);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 0);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
-	MRE_LOG(test, "last lost: done at %llu ns with PARITY, %llu without",
-		     (unsigned long long)with, (unsigned long long)without);
+	MRE_LOG(test, "last lost: told at %llu ns with PARITY, %llu without",
+		(unsigned long long)with, (unsigned long long)without);
 	/* a round trip (10 us) sooner at least */
 	MRE_EXPECT_GE(test, without, with + 10000);
 	/*
@@ -350,13 +365,16 @@ MRE_TEST(conn_parity_rebuilds_tail)
 	 * ACK showed a later PSN of its path first (FACK), so it was resent
 	 * as well, and arrived as a duplicate.
 	 */
-	with = parity_tail(test, mid, 1, true, &r);
+	with = parity_tail(test, mid, 1, true, true, &r);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 1);
 	MRE_EXPECT_LE(test, r.p->n[0].ep.ctr.tx_retx, 1);
-	without = parity_tail(test, mid, 1, false, &r);
-	MRE_LOG(test, "middle lost: done at %llu ns with PARITY, %llu without",
+	without = parity_tail(test, mid, 1, false, true, &r);
+	MRE_LOG(test, "middle lost: told at %llu ns with PARITY, %llu without",
 		(unsigned long long)with, (unsigned long long)without);
 	MRE_EXPECT_LE(test, with, without);
+	/* a plain WRITE tells the receiver nothing: no PARITY for it */
+	parity_tail(test, last, 1, true, false, &r);
+	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 1);
 }
 
 /* two of the tail lost: the PARITY cannot help, the resends do */
@@ -365,7 +383,7 @@ MRE_TEST(conn_parity_two_lost)
 	static const u64 two[] = { 50, 60 };
 	struct rig r;
 
-	parity_tail(test, two, 2, true, &r);
+	parity_tail(test, two, 2, true, true, &r);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.rebuilt, 0);
 	MRE_EXPECT_EQ(test, r.p->n[1].ep.par.short_of, 1);
 	MRE_EXPECT_EQ(test, r.p->n[0].ep.ctr.tx_retx, 2);

@@ -15,7 +15,9 @@
  *	            log-uniform, with MAXLEN itself and 1 byte now and then
  *	-B BUFSIZE  registered buffer on each side (default 4 MiB)
  *	-b BATCH    at most BATCH operations in flight at once (default 8)
- *	-o OPS      which operations: any of w (RDMA WRITE), r (RDMA READ),
+ *	-o OPS      which operations: any of w (RDMA WRITE; every other one,
+ *	            odd ids, with immediate: the server checks the receive
+ *	            completion it makes and its immediate), r (RDMA READ),
  *	            s (SEND), a (ATOMIC_WRITE: 8 bytes to an aligned address,
  *	            posted with ibv_wr_atomic_write() on an extended QP)
  *	            (default wrs)
@@ -95,6 +97,16 @@ struct opdesc {
 	uint8_t inl;
 	uint8_t pad[5];
 };
+
+/*
+ * Every other WRITE (odd ids) carries an immediate, the op id: it consumes
+ * a receive (of no SGE) that the server posts and checks. A WRITE with
+ * immediate is what mroce follows with a PARITY under loss.
+ */
+static int wimm(const struct opdesc *d)
+{
+	return d->op == OP_WRITE && d->id & 1;
+}
 
 struct msg_hdr {
 	uint32_t type;
@@ -630,12 +642,13 @@ static int server(struct ctx *c)
 				fill(c, o->roff, o->id, o->len, o->op != OP_READ);
 				if (o->op == OP_READ)
 					res[i].csum = csum64(c->buf + o->roff, o->len);
-				if (o->op == OP_SEND) {
+				if (o->op == OP_SEND || wimm(o)) {
 					memset(&rwr, 0, sizeof(rwr));
 					rwr.wr_id = o->id;
 					rwr.sg_list = sge;
-					rwr.num_sge = make_sges(c, o->roff, o->id, 2, o->len,
-								1 + o->id % c->max_sge, sge);
+					rwr.num_sge = wimm(o) ? 0 :
+						make_sges(c, o->roff, o->id, 2, o->len,
+							  1 + o->id % c->max_sge, sge);
 					if (ibv_post_recv(c->qp, &rwr, &bad)) {
 						fprintf(stderr, "ERROR ibv_post_recv op %u: %s\n",
 							o->id, strerror(errno));
@@ -645,7 +658,7 @@ static int server(struct ctx *c)
 			}
 		} else if (h.type == MSG_VERIFY) {
 			for (i = 0, nrecv = 0; i < (int)h.count; i++)
-				nrecv += ops[i].op == OP_SEND;
+				nrecv += ops[i].op == OP_SEND || wimm(&ops[i]);
 			if (nrecv && wait_cqes(c, wc, nrecv)) {
 				errors++;
 				for (i = 0; i < (int)h.count; i++)
@@ -655,7 +668,7 @@ static int server(struct ctx *c)
 				struct opdesc *o = &ops[i];
 
 				res[i].status = res[i].status ? res[i].status : -1;
-				if (o->op == OP_SEND && res[i].status != -2) {
+				if ((o->op == OP_SEND || wimm(o)) && res[i].status != -2) {
 					for (k = 0; k < nrecv; k++)
 						if (wc[k].wr_id == o->id)
 							break;
@@ -665,7 +678,10 @@ static int server(struct ctx *c)
 						res[i].status = wc[k].status;
 						res[i].byte_len = wc[k].byte_len;
 						if (wc[k].status != IBV_WC_SUCCESS ||
-						    wc[k].opcode != IBV_WC_RECV)
+						    wc[k].opcode != (wimm(o) ? IBV_WC_RECV_RDMA_WITH_IMM :
+									IBV_WC_RECV) ||
+						    (wimm(o) && (!(wc[k].wc_flags & IBV_WC_WITH_IMM) ||
+								 ntohl(wc[k].imm_data) != o->id)))
 							errors++;
 					}
 				}
@@ -804,8 +820,10 @@ static int client(struct ctx *c, const struct opts *o)
 			w->wr_id = d->id;
 			w->sg_list = sge[i];
 			w->num_sge = make_sges(c, d->loff, d->id, 1, d->len, d->nsge, sge[i]);
-			w->opcode = d->op == OP_WRITE ? IBV_WR_RDMA_WRITE :
+			w->opcode = wimm(d) ? IBV_WR_RDMA_WRITE_WITH_IMM :
+				    d->op == OP_WRITE ? IBV_WR_RDMA_WRITE :
 				    d->op == OP_READ ? IBV_WR_RDMA_READ : IBV_WR_SEND;
+			w->imm_data = wimm(d) ? htonl(d->id) : 0;
 			w->send_flags = IBV_SEND_SIGNALED | (d->inl ? IBV_SEND_INLINE : 0);
 			if (d->op != OP_SEND) {
 				w->wr.rdma.remote_addr = c->remote.addr + d->roff;
@@ -898,11 +916,13 @@ static int client(struct ctx *c, const struct opts *o)
 				continue;
 			verified += d->len;
 			corrupted += ver[i].corrupt;
-			if (d->op == OP_SEND && (ver[i].status != IBV_WC_SUCCESS ||
-						 ver[i].byte_len != d->len)) {
+			if ((d->op == OP_SEND && (ver[i].status != IBV_WC_SUCCESS ||
+						  ver[i].byte_len != d->len)) ||
+			    (wimm(d) && ver[i].status != IBV_WC_SUCCESS)) {
 				errors++;
-				printf("ERROR op %u SEND len %u: receive status %d byte_len %u\n",
-				       d->id, d->len, ver[i].status, ver[i].byte_len);
+				printf("ERROR op %u %s len %u: receive status %d byte_len %u\n",
+				       d->id, wimm(d) ? "WRITE_WITH_IMM" : "SEND", d->len,
+				       ver[i].status, ver[i].byte_len);
 			}
 			if (ver[i].corrupt || ver[i].csum != csum[i]) {
 				mism++;
