@@ -37,8 +37,10 @@ for a in "$@"; do
 	esac
 done
 [ -n "$BEFORE" ] || [ -n "$BPARAMS" ] || BEFORE=$(find /mnt/host -mindepth 2 -name mroce.ko | head -1)
-# name | perftest program and options | metric (bw MB/s; lat t_typical, latavg
-# t_avg, lat99 the 99th percentile, us)
+# name | perftest program and options | metric (bw MB/s or lat t_typical us;
+# mroce-xfer -L, a ping-pong of WRITEs with immediate, the steps of a
+# collective, which perftest cannot post: xp99 its 99th percentile, xavg
+# its mean, us)
 CASES="
 write_bw_4k|ib_write_bw -s 4096 -n 5000|bw
 send_bw_4k|ib_send_bw -s 4096 -n 5000|bw
@@ -51,9 +53,9 @@ write_lat_2_lo|ib_write_lat -s 2 -n 2000|lat
 write_bw_64k_lo|ib_write_bw -s 65536 -n 1000|bw
 write_bw_64k_loss|ib_write_bw -s 65536 -n 300|bw
 write_bw_4k_loss|ib_write_bw -s 4096 -n 5000|bw
-write_lat_4k_loss|ib_write_lat -s 4096 -n 1000|lat99
-write_lat_4k_loss_avg|ib_write_lat -s 4096 -n 1000|latavg
-write_lat_64k_loss|ib_write_lat -s 65536 -n 200|lat99
+wimm_64k_loss|mroce-xfer -L 65536 -n 300|xp99
+wimm_64k_loss_avg|mroce-xfer -L 65536 -n 300|xavg
+wimm_4k_loss|mroce-xfer -L 4096 -n 1000|xp99
 "
 if [ -n "$ONLY" ]; then
 	CASES=$(grep -E "^(${ONLY//,/|})\|" <<<"$CASES")
@@ -110,13 +112,20 @@ run() {	# run ROUND VARIANT CASE
 	for try in 1 2 3; do
 		name=$2-$3-$1-$try
 		[[ $3 == *_loss* ]] && tc qdisc replace dev vethA root netem loss "$LOSS"
-		C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) "${args[@]}" -d "$sdev" -x "$sg" -F -- \
-			"${args[@]}" -d mA -x "$cg" -F "$sip" > "$PAIR_LOG/$name.fail" 2>&1
+		if [ "${args[0]}" = mroce-xfer ]; then
+			C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) ready=tcp:18600 \
+				"${args[@]}" -d "$sdev" -g "$sg" -- \
+				"${args[@]}" -d mA -g "$cg" "$sip" > "$PAIR_LOG/$name.fail" 2>&1
+		else
+			C_DEV=mA S_DEV=$sdev pair "$name" $((120 * SCALE)) "${args[@]}" -d "$sdev" -x "$sg" -F -- \
+				"${args[@]}" -d mA -x "$cg" -F "$sip" > "$PAIR_LOG/$name.fail" 2>&1
+		fi
 		[[ $3 == *_loss* ]] && tc qdisc del dev vethA root
-		if [[ $metric == lat* ]]; then
-			# t_typical, t_avg or the 99th percentile (usec)
-			i=$(case $metric in lat) echo 5;; latavg) echo 6;; lat99) echo 8;; esac)
-			fig=$(awk -v f="$i" '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+/ {print $f; exit}' "$PAIR_LOG/$name.cli")
+		if [[ $metric == x* ]]; then
+			fig=$(sed -n "s/^pingpong .* mean \([0-9.]*\) p99 \([0-9.]*\) .*/\1 \2/p" "$PAIR_LOG/$name.cli")
+			[ "$metric" = xavg ] && fig=${fig% *} || fig=${fig#* }
+		elif [ "$metric" = lat ]; then
+			fig=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+/ {print $5; exit}' "$PAIR_LOG/$name.cli")
 		else
 			fig=$(awk '/^ *[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+/ {print $4; exit}' "$PAIR_LOG/$name.cli")
 		fi

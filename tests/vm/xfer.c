@@ -27,6 +27,9 @@
  *	-U FILE     after the OPS operations, go on until FILE exists (a test
  *	            that must be sure the transfer outlasts something else)
  *	-v          print every operation
+ *	-L SIZE     instead: a ping-pong of SIZE-byte WRITEs with immediate,
+ *	            OPS round trips (both sides give -L; the client prints
+ *	            their median, mean, 99th percentile and longest)
  *
  * The side channel (QP numbers, GIDs, rkeys, and the per-batch protocol)
  * is TCP on PORT (default 18600). Per batch the client picks up to BATCH
@@ -951,10 +954,122 @@ static int client(struct ctx *c, const struct opts *o)
 	return corrupted || mism || errors || done < o->nops ? 1 : 0;
 }
 
+/* ---- -L: a ping-pong of WRITEs with immediate ------------------------- */
+
+static int post_recv0(struct ctx *c)
+{
+	struct ibv_recv_wr w = { .wr_id = 1 }, *bad;
+
+	return ibv_post_recv(c->qp, &w, &bad);
+}
+
+/* one WRITE with immediate @i of @size bytes, our buffer to the peer's */
+static int post_wimm(struct ctx *c, uint32_t size, uint32_t i)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)c->buf, .length = size, .lkey = c->mr->lkey,
+	};
+	struct ibv_send_wr w = {
+		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htonl(i),
+	}, *bad;
+
+	w.wr.rdma.remote_addr = c->remote.addr;
+	w.wr.rdma.rkey = c->remote.rkey;
+	return ibv_post_send(c->qp, &w, &bad);
+}
+
+/*
+ * Wait for the receive of @i; the completions of our own WRITEs on the way
+ * are counted off *@sends (the peer's next WRITE may come before the ACK
+ * that completes ours). @i < 0: wait only until *@sends is 0.
+ */
+static int pp_wait(struct ctx *c, long i, long *sends)
+{
+	struct ibv_wc wc;
+
+	while (i >= 0 || *sends) {
+		if (wait_cqes(c, &wc, 1))
+			return -1;
+		if (wc.status != IBV_WC_SUCCESS) {
+			fprintf(stderr, "ERROR ping-pong %ld: completion %s\n", i,
+				ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		if (wc.opcode == IBV_WC_RDMA_WRITE) {
+			--*sends;
+			continue;
+		}
+		if (i < 0 || wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
+		    ntohl(wc.imm_data) != (uint32_t)i) {
+			fprintf(stderr, "ERROR ping-pong %ld: opcode %d imm %u\n", i,
+				wc.opcode, ntohl(wc.imm_data));
+			return -1;
+		}
+		if (post_recv0(c))
+			return -1;
+		return 0;
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * -L SIZE: the client WRITEs SIZE bytes with immediate, the server answers
+ * the same when its receive completes, @n times; the client prints the
+ * round trips (what a step of a collective costs; mroce follows such
+ * WRITEs with a PARITY under loss). The receive is posted before the sync.
+ */
+static int pingpong(struct ctx *c, int client, uint32_t size, long n)
+{
+	double *t = calloc(n, sizeof(*t)), t0 = 0, sum = 0;
+	long i, sends = 0;
+
+	if (!t)
+		return 2;
+	for (i = 0; i < n; i++) {
+		if (client)
+			t0 = now_s();
+		if (client && post_wimm(c, size, i))
+			break;
+		sends += client;
+		if (pp_wait(c, i, &sends))
+			break;
+		if (client) {
+			t[i] = (now_s() - t0) * 1e6;
+			sum += t[i];
+		} else if (post_wimm(c, size, i)) {
+			break;
+		} else {
+			sends++;
+		}
+	}
+	if (i < n || pp_wait(c, -1, &sends)) {
+		fprintf(stderr, "ERROR ping-pong stopped at %ld of %ld\n", i, n);
+		free(t);
+		return 1;
+	}
+	if (client) {
+		qsort(t, n, sizeof(*t), cmp_double);
+		printf("pingpong %u B x %ld: median %.2f mean %.2f p99 %.2f max %.2f us\n",
+		       size, n, t[n / 2], sum / n, t[(n - 1) * 99 / 100], t[n - 1]);
+	}
+	free(t);
+	return 0;
+}
+
 static void usage(const char *p)
 {
 	fprintf(stderr, "usage: %s -d DEV [-i IBPORT] [-g GIDX] [-p PORT] [-e] [-T SECS] [-U FILE]\n"
-		"          [-n OPS] [-S SEED] [-m MAXLEN] [-B BUFSIZE] [-b BATCH] [-o wrsa] [-v] [SERVER]\n"
+		"          [-n OPS] [-S SEED] [-m MAXLEN] [-B BUFSIZE] [-b BATCH] [-o wrsa] [-v]\n"
+		"          [-L SIZE] [SERVER]\n"
 		"  (no SERVER: be the server; see the comment at the top of xfer.c)\n", p);
 }
 
@@ -965,10 +1080,11 @@ int main(int argc, char **argv)
 	const char *dev = NULL, *port = "18600", *peer;
 	struct conn_info me;
 	int ib_port = 1, gidx = 0, opt, seeded = 0, rc;
+	uint32_t pp = 0;
 	uint64_t seed = 0;
 	struct timespec ts;
 
-	while ((opt = getopt(argc, argv, "d:i:g:p:n:S:m:B:b:o:eT:U:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "d:i:g:p:n:S:m:B:b:o:eT:U:vL:h")) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
 		case 'i': ib_port = atoi(optarg); break;
@@ -989,12 +1105,13 @@ int main(int argc, char **argv)
 		case 'T': c.timeout_s = atoi(optarg); break;
 		case 'U': o.until = optarg; break;
 		case 'v': o.verbose = 1; break;
+		case 'L': pp = strtoul(optarg, NULL, 0); break;
 		default: usage(argv[0]); return 2;
 		}
 	}
 	peer = optind < argc ? argv[optind] : NULL;
 	if (o.batch < 1 || o.batch > MAX_BATCH || !o.mask || o.maxlen < 1 ||
-	    o.maxlen > c.size || c.size > (1ULL << 31)) {
+	    o.maxlen > c.size || c.size > (1ULL << 31) || pp > c.size) {
 		usage(argv[0]);
 		return 2;
 	}
@@ -1025,6 +1142,8 @@ int main(int argc, char **argv)
 	}
 	if (connect_qp(&c, ib_port, gidx, &me))
 		return 2;
+	if (pp && post_recv0(&c))
+		return 2;
 	/* both QPs must be in RTR before the first request arrives */
 	{
 		char b = 'r';
@@ -1034,7 +1153,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	rc = peer ? client(&c, &o) : server(&c);
+	rc = pp ? pingpong(&c, !!peer, pp, o.nops) :
+	     peer ? client(&c, &o) : server(&c);
 	ibv_destroy_qp(c.qp);
 	ibv_dereg_mr(c.mr);
 	ibv_destroy_cq(c.cq);
