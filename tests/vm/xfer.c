@@ -28,8 +28,9 @@
  *	            that must be sure the transfer outlasts something else)
  *	-v          print every operation
  *	-L SIZE     instead: a ping-pong of SIZE-byte WRITEs with immediate,
- *	            OPS round trips (both sides give -L; the client prints
- *	            their median, mean, 99th percentile and longest)
+ *	            OPS round trips, each WRITE's data checked by its receiver
+ *	            (both sides give -L; the client prints the round trips'
+ *	            median, mean, 99th percentile and longest)
  *
  * The side channel (QP numbers, GIDs, rkeys, and the per-batch protocol)
  * is TCP on PORT (default 18600). Per batch the client picks up to BATCH
@@ -963,11 +964,11 @@ static int post_recv0(struct ctx *c)
 	return ibv_post_recv(c->qp, &w, &bad);
 }
 
-/* one WRITE with immediate @i of @size bytes, our buffer to the peer's */
-static int post_wimm(struct ctx *c, uint32_t size, uint32_t i)
+/* one WRITE with immediate @i of @size bytes, our buffer at @off to the peer's */
+static int post_wimm(struct ctx *c, uint64_t off, uint32_t size, uint32_t i)
 {
 	struct ibv_sge sge = {
-		.addr = (uintptr_t)c->buf, .length = size, .lkey = c->mr->lkey,
+		.addr = (uintptr_t)c->buf + off, .length = size, .lkey = c->mr->lkey,
 	};
 	struct ibv_send_wr w = {
 		.wr_id = 2, .sg_list = &sge, .num_sge = 1,
@@ -975,7 +976,7 @@ static int post_wimm(struct ctx *c, uint32_t size, uint32_t i)
 		.imm_data = htonl(i),
 	}, *bad;
 
-	w.wr.rdma.remote_addr = c->remote.addr;
+	w.wr.rdma.remote_addr = c->remote.addr + off;
 	w.wr.rdma.rkey = c->remote.rkey;
 	return ibv_post_send(c->qp, &w, &bad);
 }
@@ -1026,43 +1027,54 @@ static int cmp_double(const void *a, const void *b)
  * the same when its receive completes, @n times; the client prints the
  * round trips (what a step of a collective costs; mroce follows such
  * WRITEs with a PARITY under loss). The receive is posted before the sync.
+ * Each WRITE carries its own data (stream 2i from the client into the
+ * server's [0, SIZE), 2i + 1 back into the client's [SIZE, 2 SIZE)), which
+ * its receiver checks byte by byte when the immediate says it is there.
  */
 static int pingpong(struct ctx *c, int client, uint32_t size, long n)
 {
 	double *t = calloc(n, sizeof(*t)), t0 = 0, sum = 0;
+	uint64_t in = client ? size : 0, out = client ? 0 : size, bad = 0, fb;
 	long i, sends = 0;
 
 	if (!t)
 		return 2;
 	for (i = 0; i < n; i++) {
-		if (client)
+		if (client) {
+			fill(c, out, 2 * i, size, 0);
 			t0 = now_s();
-		if (client && post_wimm(c, size, i))
-			break;
-		sends += client;
+			if (post_wimm(c, out, size, i))
+				break;
+			sends++;
+		}
 		if (pp_wait(c, i, &sends))
 			break;
 		if (client) {
 			t[i] = (now_s() - t0) * 1e6;
 			sum += t[i];
-		} else if (post_wimm(c, size, i)) {
-			break;
-		} else {
-			sends++;
 		}
+		bad += compare(c, in, 2 * i + !!client, size, &fb);
+		if (client)
+			continue;
+		fill(c, out, 2 * i + 1, size, 0);
+		if (post_wimm(c, out, size, i))
+			break;
+		sends++;
 	}
 	if (i < n || pp_wait(c, -1, &sends)) {
 		fprintf(stderr, "ERROR ping-pong stopped at %ld of %ld\n", i, n);
 		free(t);
 		return 1;
 	}
+	printf("pingpong: %" PRIu64 " bytes received, %" PRIu64 " corrupted\n",
+	       (uint64_t)n * size, bad);
 	if (client) {
 		qsort(t, n, sizeof(*t), cmp_double);
 		printf("pingpong %u B x %ld: median %.2f mean %.2f p99 %.2f max %.2f us\n",
 		       size, n, t[n / 2], sum / n, t[(n - 1) * 99 / 100], t[n - 1]);
 	}
 	free(t);
-	return 0;
+	return bad ? 1 : 0;
 }
 
 static void usage(const char *p)
@@ -1111,7 +1123,7 @@ int main(int argc, char **argv)
 	}
 	peer = optind < argc ? argv[optind] : NULL;
 	if (o.batch < 1 || o.batch > MAX_BATCH || !o.mask || o.maxlen < 1 ||
-	    o.maxlen > c.size || c.size > (1ULL << 31) || pp > c.size) {
+	    o.maxlen > c.size || c.size > (1ULL << 31) || 2ULL * pp > c.size) {
 		usage(argv[0]);
 		return 2;
 	}
