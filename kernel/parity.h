@@ -10,14 +10,13 @@
 #include "engine/engine.h"
 
 struct mroce_qp;
-struct mroce_swqe;
 
 int mroce_parity_init(void);
 void mroce_parity_exit(void);
 
 /*
- * A PARITY's payload into @dst (x->pl_len bytes): WQE @w's bytes from
- * x->pl_offset to its end, folded x->pl_len at a time; @gather reads one
+ * A PARITY's payload into @dst (x->pl_len bytes): the bytes of a WQE of
+ * @wqe_len from x->pl_offset to its end, folded x->pl_len at a time; @gather reads one
  * piece of the WQE as a DATA packet's payload would be (zeros if it
  * cannot). BHs off (the peer's lock).
  */

@@ -503,9 +503,10 @@ static bool next_new(struct mre_conn *c, struct mre_txd *t,
 }
 
 /*
- * The tail a PARITY covers after @tsn, the last packet of a WRITE, went
- * out for the first time: its packets (2 or more, in a row of TSNs), 0 for
- * none; *@first its first TSN (parity.c).
+ * The tail a PARITY covers after @tsn, the last packet of a WRITE with
+ * immediate and not its first (the caller's test), went out for the first
+ * time: its packets (2 or more, in a row of TSNs), 0 for none; *@first its
+ * first TSN (parity.c).
  */
 static u32 parity_tail(struct mre_conn *c, u32 tsn, u32 *first)
 {
@@ -514,19 +515,15 @@ static u32 parity_tail(struct mre_conn *c, u32 tsn, u32 *first)
 	u32 n, i, stride;
 
 	if (!c->peer_parity || !mre_parity_takes(c->ep) ||
-	    last->op != MRE_OP_WRITE || !(last->dflags & MRE_DF_LAST) ||
-	    !(last->dflags & MRE_DF_IMM) ||
-	    !last->offset || (!c->par_on && cfg->parity_ppm))
+	    (!c->par_on && cfg->parity_ppm))
 		return 0;
 	/* the tail: up to parity_pkts packets, all still held, in a row */
+	stride = mre_txd_of(c, tsn - 1)->len;
+	if (!stride)
+		return 0;
 	n = MRE_MIN(cfg->parity_pkts, MRE_PARITY_MAX);
 	n = MRE_MIN(n, tsn - c->tsn_una + 1);
-	if (n < 2)
-		return 0;
-	t = mre_txd_of(c, tsn - 1);
-	stride = t->len;
-	if (!stride || last->offset < (u64)(n - 1) * stride)
-		n = stride ? last->offset / stride + 1 : 0;
+	n = MRE_MIN(n, last->offset / stride + 1);
 	if (n < 2)
 		return 0;
 	for (i = 1; i < n; i++) {
@@ -650,7 +647,8 @@ bool mre_send_transmit(struct mre_conn *c, u64 now, u64 *pace_at)
 		t.fack = 0;
 		*mre_txd_of(c, tsn) = t;
 		send_tsn(c, tsn, p, now, cur);
-		if (t.dflags & MRE_DF_LAST && t.op == MRE_OP_WRITE && t.offset)
+		if ((t.dflags & (MRE_DF_LAST | MRE_DF_IMM)) ==
+		    (MRE_DF_LAST | MRE_DF_IMM) && t.op == MRE_OP_WRITE && t.offset)
 			send_parity(c, tsn, cur, now);
 		budget--;
 	}

@@ -348,7 +348,6 @@ enum mre_parse_err mre_wire_parse(const u8 *b, u32 len, struct mre_pkt *p)
 		if (!p->dst_cid)
 			return MRE_PARSE_FIELD;
 		return parse_ack(b, len, p);
-
 	case MRE_T_CONNECT:
 	case MRE_T_ACCEPT:
 		return parse_connect(b, len, p);
